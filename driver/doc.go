@@ -1,0 +1,24 @@
+// Package driver is helmstore's public face: a Store is a Helm storage driver
+// (helm.sh/helm/v3/pkg/storage/driver.Driver) backed by one of helmstore's
+// backends, opened by name the way database/sql opens a database.
+//
+// Backends register themselves when imported for their side effect:
+//
+//	import (
+//		"github.com/helmstore/helmstore/driver"
+//		_ "github.com/helmstore/helmstore/sql" // postgres, mysql, sqlite
+//	)
+//
+//	store, err := driver.Open(ctx, "sqlite", "/var/lib/mytool/helm.db")
+//	cfg.Releases = storage.Init(store.Namespace("team-a"))
+//
+// Init is a drop-in for action.Configuration.Init that understands every
+// HELM_DRIVER name: Helm's own (secret, configmap, memory, sql) pass straight
+// to Helm, helmstore's are opened from the environment.
+//
+// Errors are Helm's own sentinel values (ErrReleaseNotFound and friends,
+// re-exported here) wrapped in a *ReleaseError that names the operation,
+// namespace and key, so errors.Is works. The one exception is Query with no
+// match, which returns ErrReleaseNotFound itself, as Helm's drivers do,
+// because `helm upgrade --install` compares that error with ==.
+package driver

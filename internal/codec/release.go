@@ -1,0 +1,204 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"unicode/utf8"
+
+	"helm.sh/helm/v3/pkg/release"
+)
+
+// Part is one content-addressed piece of a release, ready to store.
+type Part struct {
+	Kind   Kind
+	Digest Digest
+	Raw    []byte // canonical bytes; Digest is their SHA-256
+
+	once  sync.Once
+	frame []byte
+}
+
+// NewPart wraps canonical bytes as a part.
+func NewPart(kind Kind, raw []byte) *Part {
+	return &Part{Kind: kind, Digest: Sum(raw), Raw: raw}
+}
+
+// Frame returns the part as stored (compressed). It is computed on first use,
+// so a store that already holds the part never pays for compression.
+func (p *Part) Frame() []byte {
+	p.once.Do(func() { p.frame = Compress(p.Raw) })
+	return p.frame
+}
+
+// Split is a release taken apart: its head body and its parts.
+type Split struct {
+	// Body is the stored frame of the head: the release's JSON without
+	// chart, values and manifest.
+	Body []byte
+	// Parts holds the chart, values and manifest parts; an absent one is nil.
+	Chart, Values, Manifest *Part
+}
+
+// Parts returns the parts that are present.
+func (s *Split) Parts() []*Part {
+	var out []*Part
+	for _, p := range []*Part{s.Chart, s.Values, s.Manifest} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Digest returns the digest of the part of kind k, or the zero digest.
+func (s *Split) Digest(k Kind) Digest {
+	var p *Part
+	switch k {
+	case KindChart:
+		p = s.Chart
+	case KindValues:
+		p = s.Values
+	case KindManifest:
+		p = s.Manifest
+	}
+	if p == nil {
+		return Digest{}
+	}
+	return p.Digest
+}
+
+// manifest encodings (second byte of a manifest part).
+const (
+	manifestUTF8 = 1 // the string's bytes as they are
+	manifestJSON = 2 // a JSON string, for manifests that are not valid UTF-8
+)
+
+const valuesVersion = 1
+
+// SplitRelease takes rls apart. rls is not modified. Info.Resources is not
+// kept: Helm fills it only for display, and Helm's own drivers cannot read a
+// release back once it is stored.
+func SplitRelease(rls *release.Release) (*Split, error) {
+	head := *rls
+	head.Chart, head.Config, head.Manifest, head.Labels = nil, nil, "", nil
+	if rls.Info != nil && rls.Info.Resources != nil {
+		info := *rls.Info
+		info.Resources = nil
+		head.Info = &info
+	}
+	body, err := json.Marshal(&head)
+	if err != nil {
+		return nil, fmt.Errorf("encode release: %w", err)
+	}
+	s := &Split{Body: Compress(body)}
+	if rls.Chart != nil {
+		raw, err := encodeChart(rls.Chart)
+		if err != nil {
+			return nil, err
+		}
+		s.Chart = NewPart(KindChart, raw)
+	}
+	// Helm's JSON drops empty values (omitempty), so they round-trip as nil.
+	if len(rls.Config) > 0 {
+		v, err := json.Marshal(rls.Config)
+		if err != nil {
+			return nil, fmt.Errorf("encode values: %w", err)
+		}
+		raw := make([]byte, 0, len(v)+2)
+		raw = append(append(raw, byte(KindValues), valuesVersion), v...)
+		s.Values = NewPart(KindValues, raw)
+	}
+	if rls.Manifest != "" {
+		var raw []byte
+		if utf8.ValidString(rls.Manifest) {
+			raw = make([]byte, 0, len(rls.Manifest)+2)
+			raw = append(append(raw, byte(KindManifest), manifestUTF8), rls.Manifest...)
+		} else {
+			// JSON replaces invalid UTF-8; so must we, to match Helm.
+			v, err := json.Marshal(rls.Manifest)
+			if err != nil {
+				return nil, fmt.Errorf("encode manifest: %w", err)
+			}
+			raw = append([]byte{byte(KindManifest), manifestJSON}, v...)
+		}
+		s.Manifest = NewPart(KindManifest, raw)
+	}
+	return s, nil
+}
+
+// Decoded is a verified, decoded part as kept in the part cache. Exactly
+// one of Chart, Values and Manifest is set, matching Kind.
+type Decoded struct {
+	Kind     Kind
+	Chart    *ChartPart
+	Values   map[string]interface{}
+	Manifest string
+	Size     int // canonical size, for cache accounting
+}
+
+// DecodePart verifies that raw is a part of kind want and decodes it.
+func DecodePart(want Kind, raw []byte) (*Decoded, error) {
+	if len(raw) < 2 || Kind(raw[0]) != want {
+		return nil, fmt.Errorf("%w: expected a %s part", ErrCorrupt, want)
+	}
+	d := &Decoded{Kind: want, Size: len(raw)}
+	switch want {
+	case KindChart:
+		c, err := decodeChart(raw)
+		if err != nil {
+			return nil, err
+		}
+		d.Chart = c
+	case KindValues:
+		if raw[1] != valuesVersion {
+			return nil, fmt.Errorf("%w: values encoding %d", ErrCorrupt, raw[1])
+		}
+		if err := json.Unmarshal(raw[2:], &d.Values); err != nil {
+			return nil, fmt.Errorf("%w: values: %v", ErrCorrupt, err)
+		}
+	case KindManifest:
+		switch raw[1] {
+		case manifestUTF8:
+			d.Manifest = string(raw[2:])
+		case manifestJSON:
+			if err := json.Unmarshal(raw[2:], &d.Manifest); err != nil {
+				return nil, fmt.Errorf("%w: manifest: %v", ErrCorrupt, err)
+			}
+		default:
+			return nil, fmt.Errorf("%w: manifest encoding %d", ErrCorrupt, raw[1])
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown part kind %d", ErrCorrupt, raw[0])
+	}
+	return d, nil
+}
+
+// Assemble rebuilds a release from its head body and decoded parts (nil for
+// an absent part). The result shares no mutable memory with the parts.
+func Assemble(body []byte, chart, values, manifest *Decoded, labels map[string]string) (*release.Release, error) {
+	raw, err := Decompress(body)
+	if err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	rls := new(release.Release)
+	if err := json.Unmarshal(raw, rls); err != nil {
+		return nil, fmt.Errorf("%w: head: %v", ErrCorrupt, err)
+	}
+	if chart != nil {
+		if rls.Chart, err = chart.Chart.Chart(); err != nil {
+			return nil, err
+		}
+	}
+	if values != nil {
+		rls.Config = CloneMap(values.Values)
+	}
+	if manifest != nil {
+		rls.Manifest = manifest.Manifest
+	}
+	rls.Labels = make(map[string]string, len(labels))
+	for k, v := range labels {
+		rls.Labels[k] = v
+	}
+	return rls, nil
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
+)
+
+// Head is one stored revision without its parts.
+type Head struct {
+	Namespace  string
+	Key        string
+	Name       string
+	Version    int
+	Status     string
+	Owner      string
+	CreatedAt  int64 // unix seconds, set on Create
+	ModifiedAt int64 // unix seconds, set on Update; 0 before
+	// Labels are the custom labels (no system labels).
+	Labels map[string]string
+	// Body is the stored frame of the release without chart, values and
+	// manifest (codec.Split.Body).
+	Body []byte
+	// Digests of the parts; the zero digest means the release has none.
+	Chart, Values, Manifest codec.Digest
+
+	// Summary fields, for backends that show them (crsplit printer
+	// columns). Backends need not store them.
+	ChartName, ChartVersion, AppVersion string
+}
+
+// Parts returns references to the head's parts, chart first.
+func (h *Head) Parts() []PartRef {
+	var out []PartRef
+	for _, k := range codec.Kinds {
+		if d := h.Digest(k); !d.IsZero() {
+			out = append(out, PartRef{Namespace: h.Namespace, Digest: d, Kind: k})
+		}
+	}
+	return out
+}
+
+// Digest returns the digest of the head's part of kind k.
+func (h *Head) Digest(k codec.Kind) codec.Digest {
+	switch k {
+	case codec.KindChart:
+		return h.Chart
+	case codec.KindValues:
+		return h.Values
+	case codec.KindManifest:
+		return h.Manifest
+	}
+	return codec.Digest{}
+}
+
+// PartRef names a part within a namespace.
+type PartRef struct {
+	Namespace string
+	Digest    codec.Digest
+	Kind      codec.Kind
+}
+
+// Query selects heads. Empty and nil fields match anything.
+type Query struct {
+	Namespace  string // "": every namespace
+	Key        string
+	Name       string
+	Status     string
+	Version    *int
+	CreatedAt  *int64
+	ModifiedAt *int64
+	// Labels are custom labels that must all be present with these values.
+	Labels map[string]string
+}
+
+// Backend stores heads and parts. Methods must be safe for concurrent use.
+//
+// A backend keeps, atomically as seen by readers, this invariant: every part
+// a head references is stored in the head's namespace before the head is
+// visible, and a part is removed once no head in its namespace references it
+// (never while one does).
+type Backend interface {
+	// Heads returns the heads matching q, ordered by namespace, name and
+	// version.
+	Heads(ctx context.Context, q Query) ([]*Head, error)
+
+	// Parts returns the stored frames of the referenced parts, by digest.
+	// A part that is not stored is absent from the map.
+	Parts(ctx context.Context, refs []PartRef) (map[codec.Digest][]byte, error)
+
+	// Create stores h and its parts (parts holds at least every part h
+	// references; those already stored are referenced, not rewritten).
+	// It returns driver.ErrReleaseExists if h.Namespace already holds h.Key.
+	Create(ctx context.Context, h *Head, parts []*codec.Part) error
+
+	// Update replaces the head stored under h.Namespace and h.Key, keeping
+	// its CreatedAt, and adjusts part references. It returns
+	// driver.ErrReleaseNotFound if there is no such head.
+	Update(ctx context.Context, h *Head, parts []*codec.Part) error
+
+	// Delete removes the head and every part no other head references,
+	// returning the head and, read before anything was removed, the frames of
+	// its parts for which have returns false. It returns
+	// driver.ErrReleaseNotFound if there is no such head.
+	Delete(ctx context.Context, namespace, key string, have func(codec.Digest) bool) (*Head, map[codec.Digest][]byte, error)
+
+	// Stats reports what is stored in namespace ("": all).
+	Stats(ctx context.Context, namespace string) (driver.Stats, error)
+
+	// Close releases the backend's resources.
+	Close() error
+}

@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Owner is the value of the "owner" system label on every release.
+const Owner = "helm"
+
+// System label names, as in Helm's drivers.
+const (
+	LabelName       = "name"
+	LabelOwner      = "owner"
+	LabelStatus     = "status"
+	LabelVersion    = "version"
+	LabelCreatedAt  = "createdAt"
+	LabelModifiedAt = "modifiedAt"
+)
+
+// IsSystemLabel reports whether key is one of Helm's system labels.
+func IsSystemLabel(key string) bool {
+	switch key {
+	case LabelName, LabelOwner, LabelStatus, LabelVersion, LabelCreatedAt, LabelModifiedAt:
+		return true
+	}
+	return false
+}
+
+// customLabels returns rls.Labels without system labels, validated as
+// Kubernetes labels so every backend accepts exactly the same ones.
+func customLabels(in map[string]string) (map[string]string, error) {
+	out := make(map[string]string, len(in))
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if IsSystemLabel(k) {
+			continue
+		}
+		v := in[k]
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return nil, fmt.Errorf("invalid label key %q: %s", k, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return nil, fmt.Errorf("invalid value %q for label %q: %s", v, k, strings.Join(errs, "; "))
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// allLabels returns the labels List and Query report: custom plus system.
+func allLabels(h *Head) map[string]string {
+	out := make(map[string]string, len(h.Labels)+6)
+	for k, v := range h.Labels {
+		out[k] = v
+	}
+	out[LabelName] = h.Name
+	out[LabelOwner] = h.Owner
+	out[LabelStatus] = h.Status
+	out[LabelVersion] = strconv.Itoa(h.Version)
+	if h.CreatedAt != 0 {
+		out[LabelCreatedAt] = strconv.FormatInt(h.CreatedAt, 10)
+	}
+	if h.ModifiedAt != 0 {
+		out[LabelModifiedAt] = strconv.FormatInt(h.ModifiedAt, 10)
+	}
+	return out
+}
+
+// buildQuery turns Helm's label query into a Query. ok is false when no
+// release can match (an owner other than helm, a version that is not a
+// canonical integer), so the backend need not be asked.
+func buildQuery(ns string, labels map[string]string) (q Query, ok bool, err error) {
+	q.Namespace = ns
+	for _, v := range labels {
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return q, false, fmt.Errorf("invalid label value: %q: %s", v, strings.Join(errs, "; "))
+		}
+	}
+	for k, v := range labels {
+		switch k {
+		case LabelName:
+			q.Name = v
+		case LabelOwner:
+			if v != Owner {
+				return q, false, nil
+			}
+		case LabelStatus:
+			q.Status = v
+		case LabelVersion:
+			n, err := strconv.Atoi(v)
+			if err != nil || strconv.Itoa(n) != v {
+				return q, false, nil
+			}
+			q.Version = &n
+		case LabelCreatedAt, LabelModifiedAt:
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || strconv.FormatInt(n, 10) != v || n == 0 {
+				return q, false, nil
+			}
+			if k == LabelCreatedAt {
+				q.CreatedAt = &n
+			} else {
+				q.ModifiedAt = &n
+			}
+		default:
+			if q.Labels == nil {
+				q.Labels = map[string]string{}
+			}
+			q.Labels[k] = v
+		}
+	}
+	return q, true, nil
+}

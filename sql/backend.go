@@ -1,0 +1,589 @@
+package sql
+
+import (
+	"context"
+	stdsql "database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/engine"
+)
+
+// backend is engine.Backend over a database/sql pool and a dialect.
+type backend struct {
+	db *stdsql.DB
+	d  *dialect
+	// retries bounds how often a transaction that hit a deadlock, a
+	// serialization failure or a lock timeout is run again.
+	retries int
+}
+
+var _ engine.Backend = (*backend)(nil)
+
+const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, body`
+
+func (b *backend) Close() error { return b.db.Close() }
+
+// tx runs fn in a transaction, again (with backoff) when the dialect calls
+// the failure retryable. Any other error, and fn's own, is returned as is.
+func (b *backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = b.tryTx(ctx, fn)
+		if err == nil || !b.d.isRetryable(err) || attempt >= b.retries {
+			return err
+		}
+		backoff := time.Duration(5<<min(attempt, 6)) * time.Millisecond
+		backoff += time.Duration(rand.Int64N(int64(backoff)))
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(backoff):
+		}
+	}
+}
+
+func (b *backend) tryTx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error)
+}
+
+func (b *backend) exec(ctx context.Context, q querier, query string, args ...any) (stdsql.Result, error) {
+	return q.ExecContext(ctx, b.d.rebind(query), args...)
+}
+
+func (b *backend) query(ctx context.Context, q querier, query string, args ...any) (*stdsql.Rows, error) {
+	return q.QueryContext(ctx, b.d.rebind(query), args...)
+}
+
+// placeholders returns "?,?,?" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func scanHeads(rows *stdsql.Rows) ([]*engine.Head, error) {
+	defer rows.Close()
+	var out []*engine.Head
+	for rows.Next() {
+		h := &engine.Head{}
+		var labels []byte
+		var chart, values, manifest string
+		if err := rows.Scan(&h.Namespace, &h.Key, &h.Name, &h.Version, &h.Status, &h.Owner, &h.CreatedAt, &h.ModifiedAt,
+			&labels, &chart, &values, &manifest, &h.Body); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(labels, &h.Labels); err != nil {
+			return nil, fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, codec.ErrCorrupt, err)
+		}
+		var err error
+		for _, p := range []struct {
+			s string
+			d *codec.Digest
+		}{{chart, &h.Chart}, {values, &h.Values}, {manifest, &h.Manifest}} {
+			if *p.d, err = codec.ParseDigest(p.s); err != nil {
+				return nil, fmt.Errorf("release %q in namespace %q: %w: %v", h.Key, h.Namespace, codec.ErrCorrupt, err)
+			}
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// Heads returns the heads matching q in one query; custom labels are matched
+// by the database through the indexed labels table.
+func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, error) {
+	var where []string
+	var args []any
+	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
+	if q.Namespace != "" {
+		add("r.namespace = ?", q.Namespace)
+	}
+	if q.Key != "" {
+		add("r.release_key = ?", q.Key)
+	}
+	if q.Name != "" {
+		add("r.name = ?", q.Name)
+	}
+	if q.Status != "" {
+		add("r.status = ?", q.Status)
+	}
+	if q.Version != nil {
+		add("r.version = ?", *q.Version)
+	}
+	if q.CreatedAt != nil {
+		add("r.created_at = ?", *q.CreatedAt)
+	}
+	if q.ModifiedAt != nil {
+		add("r.modified_at = ?", *q.ModifiedAt)
+	}
+	keys := make([]string, 0, len(q.Labels))
+	for k := range q.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		where = append(where, "EXISTS (SELECT 1 FROM helmstore_labels l WHERE l.namespace = r.namespace AND l.release_key = r.release_key AND l.label_key = ? AND l.label_value = ?)")
+		args = append(args, k, q.Labels[k])
+	}
+	query := "SELECT " + prefixed("r.", headColumns) + " FROM helmstore_releases r"
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	query += " ORDER BY r.namespace, r.name, r.version"
+	rows, err := b.query(ctx, b.db, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanHeads(rows)
+}
+
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ", ")
+	for i := range parts {
+		parts[i] = p + parts[i]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Parts reads the chunks of the referenced parts in one query.
+func (b *backend) Parts(ctx context.Context, refs []engine.PartRef) (map[codec.Digest][]byte, error) {
+	return b.readParts(ctx, b.db, refs)
+}
+
+func (b *backend) readParts(ctx context.Context, q querier, refs []engine.PartRef) (map[codec.Digest][]byte, error) {
+	if len(refs) == 0 {
+		return map[codec.Digest][]byte{}, nil
+	}
+	byNS := map[string][]string{}
+	var nss []string
+	for _, r := range refs {
+		if _, ok := byNS[r.Namespace]; !ok {
+			nss = append(nss, r.Namespace)
+		}
+		byNS[r.Namespace] = append(byNS[r.Namespace], r.Digest.String())
+	}
+	var conds []string
+	var args []any
+	for _, ns := range nss {
+		conds = append(conds, "(namespace = ? AND digest IN ("+placeholders(len(byNS[ns]))+"))")
+		args = append(args, ns)
+		for _, d := range byNS[ns] {
+			args = append(args, d)
+		}
+	}
+	rows, err := b.query(ctx, q, "SELECT digest, seq, data FROM helmstore_part_chunks WHERE "+strings.Join(conds, " OR ")+" ORDER BY namespace, digest, seq", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	chunks := map[codec.Digest][][]byte{}
+	for rows.Next() {
+		var ds string
+		var seq int
+		var data []byte
+		if err := rows.Scan(&ds, &seq, &data); err != nil {
+			return nil, err
+		}
+		d, err := codec.ParseDigest(ds)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", codec.ErrCorrupt, err)
+		}
+		if seq != len(chunks[d]) {
+			// Two namespaces holding the same digest: keep the first run.
+			if seq == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("%w: part %s: chunk %d out of order", codec.ErrCorrupt, d.Short(), seq)
+		}
+		chunks[d] = append(chunks[d], data)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[codec.Digest][]byte, len(chunks))
+	for d, cs := range chunks {
+		out[d] = codec.Join(cs)
+	}
+	return out, nil
+}
+
+func labelsJSON(h *engine.Head) (string, error) {
+	if len(h.Labels) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(h.Labels)
+	return string(b), err
+}
+
+func (b *backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *engine.Head) error {
+	if len(h.Labels) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(h.Labels))
+	for k := range h.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var vals []string
+	var args []any
+	for _, k := range keys {
+		vals = append(vals, "(?,?,?,?)")
+		args = append(args, h.Namespace, h.Key, k, h.Labels[k])
+	}
+	_, err := b.exec(ctx, tx, "INSERT INTO helmstore_labels (namespace, release_key, label_key, label_value) VALUES "+strings.Join(vals, ","), args...)
+	return err
+}
+
+// Create inserts the head, its labels and a reference to each part, writing
+// the bytes of parts the namespace does not hold yet, in one transaction.
+func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
+	labels, err := labelsJSON(h)
+	if err != nil {
+		return err
+	}
+	return b.tx(ctx, func(tx *stdsql.Tx) error {
+		_, err := b.exec(ctx, tx, "INSERT INTO helmstore_releases ("+headColumns+") VALUES ("+placeholders(13)+")",
+			h.Namespace, h.Key, h.Name, h.Version, h.Status, h.Owner, h.CreatedAt, h.ModifiedAt, labels,
+			h.Chart.String(), h.Values.String(), h.Manifest.String(), h.Body)
+		if err != nil {
+			if b.d.isUnique(err) {
+				return driver.ErrReleaseExists
+			}
+			return err
+		}
+		if err := b.insertLabels(ctx, tx, h); err != nil {
+			return err
+		}
+		return b.refParts(ctx, tx, h.Namespace, referenced(h, parts))
+	})
+}
+
+// referenced returns the parts h references, sorted by digest (a fixed lock
+// order, so concurrent writers sharing parts cannot deadlock each other).
+func referenced(h *engine.Head, parts []*codec.Part) []*codec.Part {
+	want := map[codec.Digest]bool{}
+	for _, r := range h.Parts() {
+		want[r.Digest] = true
+	}
+	var out []*codec.Part
+	for _, p := range parts {
+		if want[p.Digest] {
+			out = append(out, p)
+			delete(want, p.Digest)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Digest.String() < out[j].Digest.String() })
+	return out
+}
+
+// refParts adds one reference to each part in ns, inserting the parts that
+// are new and writing their chunks.
+func (b *backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*codec.Part) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	var vals []string
+	var args []any
+	for _, p := range parts {
+		vals = append(vals, "(?,?,?,?,1)")
+		args = append(args, ns, p.Digest.String(), p.Kind.String(), len(p.Raw))
+	}
+	insert := "INSERT INTO helmstore_parts (namespace, digest, kind, raw_size, refs) VALUES " + strings.Join(vals, ",")
+	refs := map[string]int{}
+	if b.d.returning {
+		rows, err := b.query(ctx, tx, insert+" ON CONFLICT (namespace, digest) DO UPDATE SET refs = helmstore_parts.refs + 1 RETURNING digest, refs", args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d string
+			var n int
+			if err := rows.Scan(&d, &n); err != nil {
+				return err
+			}
+			refs[d] = n
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+	} else {
+		if _, err := b.exec(ctx, tx, insert+" ON DUPLICATE KEY UPDATE refs = refs + 1", args...); err != nil {
+			return err
+		}
+		ds := make([]any, 0, len(parts)+1)
+		ds = append(ds, ns)
+		for _, p := range parts {
+			ds = append(ds, p.Digest.String())
+		}
+		rows, err := b.query(ctx, tx, "SELECT digest, refs FROM helmstore_parts WHERE namespace = ? AND digest IN ("+placeholders(len(parts))+")", ds...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d string
+			var n int
+			if err := rows.Scan(&d, &n); err != nil {
+				return err
+			}
+			refs[d] = n
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+	}
+	for _, p := range parts {
+		n, ok := refs[p.Digest.String()]
+		if !ok {
+			return fmt.Errorf("part %s was not recorded", p.Digest.Short())
+		}
+		if n == 1 { // new in this namespace: write its bytes
+			if err := b.writeChunks(ctx, tx, ns, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *codec.Part) error {
+	for seq, c := range codec.Chunks(p.Frame(), b.d.maxChunk) {
+		if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)",
+			ns, p.Digest.String(), seq, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unrefParts drops one reference from each digest in ns and deletes the parts
+// left with none.
+func (b *backend) unrefParts(ctx context.Context, tx *stdsql.Tx, ns string, ds []codec.Digest) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].String() < ds[j].String() })
+	args := []any{ns}
+	for _, d := range ds {
+		args = append(args, d.String())
+	}
+	in := "namespace = ? AND digest IN (" + placeholders(len(ds)) + ")"
+	if _, err := b.exec(ctx, tx, "UPDATE helmstore_parts SET refs = refs - 1 WHERE "+in, args...); err != nil {
+		return err
+	}
+	rows, err := b.query(ctx, tx, "SELECT digest FROM helmstore_parts WHERE refs <= 0 AND "+in, args...)
+	if err != nil {
+		return err
+	}
+	var dead []any
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			rows.Close()
+			return err
+		}
+		dead = append(dead, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(dead) == 0 {
+		return nil
+	}
+	dargs := append([]any{ns}, dead...)
+	din := "namespace = ? AND digest IN (" + placeholders(len(dead)) + ")"
+	if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_part_chunks WHERE "+din, dargs...); err != nil {
+		return err
+	}
+	_, err = b.exec(ctx, tx, "DELETE FROM helmstore_parts WHERE "+din, dargs...)
+	return err
+}
+
+// lockHead reads and locks the head stored under ns and key.
+func (b *backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (*engine.Head, error) {
+	rows, err := b.query(ctx, tx, "SELECT "+headColumns+" FROM helmstore_releases WHERE namespace = ? AND release_key = ?"+b.d.forUpdate, ns, key)
+	if err != nil {
+		return nil, err
+	}
+	hs, err := scanHeads(rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(hs) == 0 {
+		return nil, driver.ErrReleaseNotFound
+	}
+	return hs[0], nil
+}
+
+// Update replaces the head, its labels when they changed, and the references
+// of parts that changed, in one transaction.
+func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
+	labels, err := labelsJSON(h)
+	if err != nil {
+		return err
+	}
+	return b.tx(ctx, func(tx *stdsql.Tx) error {
+		old, err := b.lockHead(ctx, tx, h.Namespace, h.Key)
+		if err != nil {
+			return err
+		}
+		if _, err := b.exec(ctx, tx, `UPDATE helmstore_releases SET name = ?, version = ?, status = ?, owner = ?, modified_at = ?, labels = ?,
+			chart_digest = ?, values_digest = ?, manifest_digest = ?, body = ? WHERE namespace = ? AND release_key = ?`,
+			h.Name, h.Version, h.Status, h.Owner, h.ModifiedAt, labels, h.Chart.String(), h.Values.String(), h.Manifest.String(), h.Body,
+			h.Namespace, h.Key); err != nil {
+			return err
+		}
+		if !sameLabels(old.Labels, h.Labels) {
+			if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", h.Namespace, h.Key); err != nil {
+				return err
+			}
+			if err := b.insertLabels(ctx, tx, h); err != nil {
+				return err
+			}
+		}
+		added, removed := diffParts(old, h)
+		var add []*codec.Part
+		for _, p := range referenced(h, parts) {
+			if added[p.Digest] {
+				add = append(add, p)
+			}
+		}
+		if err := b.refParts(ctx, tx, h.Namespace, add); err != nil {
+			return err
+		}
+		return b.unrefParts(ctx, tx, h.Namespace, removed)
+	})
+}
+
+func sameLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// diffParts returns the digests h references that old does not, and those
+// old references that h does not.
+func diffParts(old, h *engine.Head) (added map[codec.Digest]bool, removed []codec.Digest) {
+	was := map[codec.Digest]bool{}
+	for _, r := range old.Parts() {
+		was[r.Digest] = true
+	}
+	now := map[codec.Digest]bool{}
+	added = map[codec.Digest]bool{}
+	for _, r := range h.Parts() {
+		now[r.Digest] = true
+		if !was[r.Digest] {
+			added[r.Digest] = true
+		}
+	}
+	for d := range was {
+		if !now[d] {
+			removed = append(removed, d)
+		}
+	}
+	return added, removed
+}
+
+// Delete removes the head and its labels and drops its part references,
+// reading the parts the caller lacks first, in one transaction.
+func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*engine.Head, map[codec.Digest][]byte, error) {
+	var h *engine.Head
+	var frames map[codec.Digest][]byte
+	err := b.tx(ctx, func(tx *stdsql.Tx) error {
+		var err error
+		if h, err = b.lockHead(ctx, tx, ns, key); err != nil {
+			return err
+		}
+		var want []engine.PartRef
+		var all []codec.Digest
+		for _, r := range h.Parts() {
+			all = append(all, r.Digest)
+			if !have(r.Digest) {
+				want = append(want, r)
+			}
+		}
+		if frames, err = b.readParts(ctx, tx, want); err != nil {
+			return err
+		}
+		if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_releases WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
+			return err
+		}
+		if len(h.Labels) > 0 {
+			if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
+				return err
+			}
+		}
+		return b.unrefParts(ctx, tx, ns, all)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, frames, nil
+}
+
+// Stats counts heads and parts, and sums their stored sizes.
+func (b *backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+	s := driver.Stats{Parts: map[string]int{}}
+	where, args := "", []any{}
+	if ns != "" {
+		where, args = " WHERE namespace = ?", []any{ns}
+	}
+	row := b.db.QueryRowContext(ctx, b.d.rebind("SELECT COUNT(*), COALESCE(SUM(LENGTH(body) + LENGTH(labels)), 0) FROM helmstore_releases"+where), args...)
+	if err := row.Scan(&s.Releases, &s.HeadBytes); err != nil {
+		return s, err
+	}
+	var labelBytes int64
+	if err := b.db.QueryRowContext(ctx, b.d.rebind("SELECT COALESCE(SUM(LENGTH(label_key) + LENGTH(label_value)), 0) FROM helmstore_labels"+where), args...).Scan(&labelBytes); err != nil {
+		return s, err
+	}
+	s.HeadBytes += labelBytes
+	rows, err := b.query(ctx, b.db, "SELECT kind, COUNT(*), COALESCE(SUM(raw_size), 0) FROM helmstore_parts"+where+" GROUP BY kind", args...)
+	if err != nil {
+		return s, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind string
+		var n int
+		var raw int64
+		if err := rows.Scan(&kind, &n, &raw); err != nil {
+			return s, err
+		}
+		s.Parts[kind] = n
+		s.RawPartBytes += raw
+	}
+	if err := rows.Err(); err != nil {
+		return s, err
+	}
+	err = b.db.QueryRowContext(ctx, b.d.rebind("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM helmstore_part_chunks"+where), args...).Scan(&s.PartBytes)
+	return s, err
+}

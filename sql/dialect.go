@@ -1,0 +1,55 @@
+package sql
+
+import (
+	stdsql "database/sql"
+	"context"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/pressly/goose/v3"
+)
+
+// dialect is what differs between SQL databases. The engine writes queries
+// with ? placeholders; rebind turns them into the dialect's.
+type dialect struct {
+	name  string
+	goose goose.Dialect
+	// migrations holds the dialect's goose migration files.
+	migrations fs.FS
+	// dollar placeholders ($1, $2...) instead of ?.
+	dollar bool
+	// returning: INSERT ... ON CONFLICT ... RETURNING works (else MySQL's
+	// ON DUPLICATE KEY UPDATE plus a SELECT).
+	returning bool
+	// forUpdate is appended to a SELECT that must lock the rows it reads.
+	forUpdate string
+	// maxChunk bounds one stored chunk of a part (0: no bound).
+	maxChunk int
+	// isUnique reports a unique-key violation.
+	isUnique func(error) bool
+	// isRetryable reports a deadlock, serialization failure or lock timeout:
+	// the whole transaction may be run again.
+	isRetryable func(error) bool
+	// lockMigrations holds a lock across processes while migrating.
+	lockMigrations func(ctx context.Context, db *stdsql.DB) (goose.ProviderOption, func(), error)
+}
+
+func (d *dialect) rebind(q string) string {
+	if !d.dollar {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
