@@ -1,0 +1,121 @@
+// Package drivertest is a conformance suite for Helm storage drivers, in the
+// spirit of testing/fstest and Go CDK's drivertest: every helmstore backend
+// runs it, and a third party can run it against its own driver.
+//
+// It checks, against a fresh store for each part:
+//  1. every method's contract (errors, labels, namespaces, bad input);
+//  2. a seeded differential test: thousands of random operations applied to
+//     the store and to Helm's own Memory driver, compared after every step;
+//  3. Helm action flows (install, upgrades with MaxHistory, rollback,
+//     uninstall, list across namespaces) through helm.sh/helm/v3/pkg/action,
+//     compared with the same flow on the Memory driver;
+//  4. a release of at least 32 MiB of JSON;
+//  5. concurrency: racing creates of one key, concurrent upgrades;
+//  6. part reuse and collection, through Store.Stats.
+package drivertest
+
+import (
+	"encoding/json"
+	"os"
+	"strconv"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/driver"
+)
+
+// Harness tells the suite how to get stores.
+type Harness struct {
+	// Open returns a new, empty store. The suite closes it when the test
+	// ends. Stores from different Open calls must not see each other.
+	Open func(t *testing.T) driver.Store
+
+	// LargeReleaseBytes is the JSON size of the large-release test
+	// (default 32 MiB).
+	LargeReleaseBytes int
+
+	// Ops is the number of operations of the differential test (default
+	// 3000; HELMSTORE_DIFF_OPS overrides).
+	Ops int
+
+	// Seed seeds the differential test (default 1; HELMSTORE_DIFF_SEED
+	// overrides, to reproduce a failure reported with its seed).
+	Seed uint64
+}
+
+// Run runs the whole suite.
+func Run(t *testing.T, h Harness) {
+	t.Run("Contract", func(t *testing.T) { testContract(t, h) })
+	t.Run("Differential", func(t *testing.T) { testDifferential(t, h) })
+	t.Run("ActionFlows", func(t *testing.T) { testActionFlows(t, h) })
+	t.Run("LargeRelease", func(t *testing.T) { testLargeRelease(t, h) })
+	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, h) })
+	t.Run("PartReuse", func(t *testing.T) { testPartReuse(t, h) })
+}
+
+func (h Harness) open(t *testing.T) driver.Store {
+	t.Helper()
+	s := h.Open(t)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func (h Harness) ops() int {
+	if v, err := strconv.Atoi(os.Getenv("HELMSTORE_DIFF_OPS")); err == nil && v > 0 {
+		return v
+	}
+	if h.Ops > 0 {
+		return h.Ops
+	}
+	return 3000
+}
+
+func (h Harness) seed() uint64 {
+	if v, err := strconv.ParseUint(os.Getenv("HELMSTORE_DIFF_SEED"), 10, 64); err == nil {
+		return v
+	}
+	if h.Seed != 0 {
+		return h.Seed
+	}
+	return 1
+}
+
+func (h Harness) largeBytes() int {
+	if h.LargeReleaseBytes > 0 {
+		return h.LargeReleaseBytes
+	}
+	return 32 << 20
+}
+
+// Normalize returns what a Helm driver should hand back for rls: Helm's JSON
+// round trip of it, with Labels holding only custom labels (never nil).
+func Normalize(t testing.TB, rls *release.Release) *release.Release {
+	t.Helper()
+	if rls == nil {
+		return nil
+	}
+	b, err := json.Marshal(rls)
+	if err != nil {
+		t.Fatalf("marshal release: %v", err)
+	}
+	out := new(release.Release)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("unmarshal release: %v", err)
+	}
+	out.Labels = map[string]string{}
+	for k, v := range rls.Labels {
+		if !isSystemLabel(k) {
+			out.Labels[k] = v
+		}
+	}
+	return out
+}
+
+func isSystemLabel(k string) bool {
+	switch k {
+	case "name", "owner", "status", "version", "createdAt", "modifiedAt":
+		return true
+	}
+	return false
+}
