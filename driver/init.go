@@ -42,6 +42,9 @@ func Init(cfg *action.Configuration, getter genericclioptions.RESTClientGetter, 
 // Configure sets cfg up as cfg.Init would (Kubernetes client, logger) but
 // stores releases in a view of store scoped to namespace.
 func Configure(cfg *action.Configuration, getter genericclioptions.RESTClientGetter, namespace string, store Store, log action.DebugLog) error {
+	if log == nil {
+		log = func(string, ...interface{}) {}
+	}
 	// Helm's Init builds the Kubernetes client lazily; the secret driver it
 	// sets up is never contacted because Releases is replaced below.
 	if err := cfg.Init(getter, namespace, "secret", log); err != nil {

@@ -61,7 +61,9 @@ func testActionFlows(t *testing.T, h Harness) {
 		{"Helm's Memory driver", func(ns string) helmdriver.Driver { return mem.Namespace(ns) }},
 	}
 	ch := testChart("flow", "1.0.0")
-	vals := func(i int) map[string]interface{} { return map[string]interface{}{"greeting": fmt.Sprintf("hello-%d", i)} }
+	vals := func(i int) map[string]interface{} {
+		return map[string]interface{}{"greeting": fmt.Sprintf("hello-%d", i)}
+	}
 
 	type step struct {
 		name string

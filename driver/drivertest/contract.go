@@ -267,14 +267,24 @@ func testContract(t *testing.T, h Harness) {
 		s := h.open(t)
 		long := strings.Repeat("x", 64)
 		bad := map[string]func() error{
-			"nil release":      func() error { return s.Create(key("a", 1), nil) },
-			"key mismatch":     func() error { return s.Create(key("a", 2), rel("a", "default", 1, release.StatusDeployed)) },
-			"invalid key":      func() error { return s.Create("a.v1", rel("a", "default", 1, release.StatusDeployed)) },
-			"no info":          func() error { r := rel("a", "default", 1, ""); r.Info = nil; return s.Create(key("a", 1), r) },
-			"invalid name":     func() error { return s.Create(key("Bad_Name", 1), rel("Bad_Name", "default", 1, release.StatusDeployed)) },
-			"long label value": func() error { r := rel("a", "default", 1, release.StatusDeployed); r.Labels = map[string]string{"k": long}; return s.Create(key("a", 1), r) },
-			"bad label key":    func() error { r := rel("a", "default", 1, release.StatusDeployed); r.Labels = map[string]string{"a b": "c"}; return s.Create(key("a", 1), r) },
-			"update nil":       func() error { return s.Update(key("a", 1), nil) },
+			"nil release":  func() error { return s.Create(key("a", 1), nil) },
+			"key mismatch": func() error { return s.Create(key("a", 2), rel("a", "default", 1, release.StatusDeployed)) },
+			"invalid key":  func() error { return s.Create("a.v1", rel("a", "default", 1, release.StatusDeployed)) },
+			"no info":      func() error { r := rel("a", "default", 1, ""); r.Info = nil; return s.Create(key("a", 1), r) },
+			"invalid name": func() error {
+				return s.Create(key("Bad_Name", 1), rel("Bad_Name", "default", 1, release.StatusDeployed))
+			},
+			"long label value": func() error {
+				r := rel("a", "default", 1, release.StatusDeployed)
+				r.Labels = map[string]string{"k": long}
+				return s.Create(key("a", 1), r)
+			},
+			"bad label key": func() error {
+				r := rel("a", "default", 1, release.StatusDeployed)
+				r.Labels = map[string]string{"a b": "c"}
+				return s.Create(key("a", 1), r)
+			},
+			"update nil": func() error { return s.Update(key("a", 1), nil) },
 		}
 		for name, fn := range bad {
 			err := fn()

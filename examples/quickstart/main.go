@@ -1,0 +1,181 @@
+// Command quickstart runs a real Helm lifecycle — install, upgrades, a
+// rollback, history, uninstall — through Helm's own action package on
+// helmstore's embedded SQLite store. It needs no server and no cluster (the
+// Kubernetes client is Helm's fake printing client).
+//
+// It prints the release history and how many bytes the store holds, beside
+// what Helm's default Secrets driver would have stored for the same
+// revisions.
+//
+//	go run ./examples/quickstart
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	kubefake "helm.sh/helm/v3/pkg/kube/fake"
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
+
+	"github.com/helmstore/helmstore/driver"
+	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
+)
+
+func main() {
+	dir, _ := os.MkdirTemp("", "helmstore-quickstart-")
+	dbPath := flag.String("db", filepath.Join(dir, "helm.db"), "SQLite file to store releases in")
+	flag.Parse()
+	if err := run(os.Stdout, *dbPath); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(out io.Writer, dbPath string) error {
+	ctx := context.Background()
+	store, err := driver.Open(ctx, "sqlite", dbPath)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	const ns = "demo"
+
+	// An action.Configuration as `helm` builds it, with helmstore for
+	// storage and Helm's fake client standing in for a cluster.
+	cfg := &action.Configuration{
+		Releases:     storage.Init(store.Namespace(ns)),
+		KubeClient:   &kubefake.PrintingKubeClient{Out: io.Discard},
+		Capabilities: chartutil.DefaultCapabilities,
+		Log:          func(string, ...interface{}) {},
+	}
+	ch, err := demoChart()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Storing releases in %s (sqlite)\n\n", dbPath)
+
+	install := action.NewInstall(cfg)
+	install.ReleaseName, install.Namespace = "web", ns
+	if _, err := install.Run(ch, map[string]interface{}{"replicas": 1}); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	for i, tag := range []string{"1.25.1", "1.25.2", "1.26.0", "1.26.1"} {
+		up := action.NewUpgrade(cfg)
+		up.Namespace = ns
+		if _, err := up.Run("web", ch, map[string]interface{}{"replicas": i + 2, "image": map[string]interface{}{"tag": tag}}); err != nil {
+			return fmt.Errorf("upgrade: %w", err)
+		}
+	}
+	rb := action.NewRollback(cfg)
+	rb.Version = 3
+	if err := rb.Run("web"); err != nil {
+		return fmt.Errorf("rollback: %w", err)
+	}
+
+	hist, err := action.NewHistory(cfg).Run("web")
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REVISION\tSTATUS\tCHART\tAPP VERSION\tDESCRIPTION")
+	secretsBytes := 0
+	for _, r := range hist {
+		fmt.Fprintf(tw, "%d\t%s\t%s-%s\t%s\t%s\n", r.Version, r.Info.Status, r.Chart.Metadata.Name, r.Chart.Metadata.Version, r.Chart.Metadata.AppVersion, r.Info.Description)
+		n, err := secretSize(r)
+		if err != nil {
+			return err
+		}
+		secretsBytes += n
+	}
+	tw.Flush()
+
+	st, err := store.Namespace(ns).Stats(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nStored for %d revisions:\n", st.Releases)
+	fmt.Fprintf(out, "  helmstore (sqlite):                %8.1f KiB  (%d chart, %d values, %d manifest parts)\n",
+		float64(st.StoredBytes())/1024, st.Parts["chart"], st.Parts["values"], st.Parts["manifest"])
+	fmt.Fprintf(out, "  Helm's Secrets driver would store: %8.1f KiB  (%.1fx more)\n",
+		float64(secretsBytes)/1024, float64(secretsBytes)/float64(st.StoredBytes()))
+
+	if _, err := action.NewUninstall(cfg).Run("web"); err != nil {
+		return fmt.Errorf("uninstall: %w", err)
+	}
+	st, err = store.Namespace(ns).Stats(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nUninstalled: the store now holds %d releases and %d parts.\n", st.Releases, st.TotalParts())
+	return nil
+}
+
+// secretSize is the size of the data Helm's Secrets driver stores for r:
+// the release as JSON, gzip'd at best compression, base64'd.
+func secretSize(r *release.Release) (int, error) {
+	js, err := json.Marshal(r)
+	if err != nil {
+		return 0, err
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(js)
+	zw.Close()
+	return base64.StdEncoding.EncodedLen(buf.Len()), nil
+}
+
+// demoChart is a web application chart with a large CRD file, the part of
+// real charts (operators, monitoring stacks) that makes their releases big.
+func demoChart() (*chart.Chart, error) {
+	var crd strings.Builder
+	crd.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n")
+	for i := 0; i < 1500; i++ {
+		fmt.Fprintf(&crd, "          field%04d:\n            description: Field %d of the widget; set it to tune behaviour %d of the controller.\n            type: string\n", i, i, i%37)
+	}
+	files := []*loader.BufferedFile{
+		{Name: "Chart.yaml", Data: []byte("apiVersion: v2\nname: web\nversion: 1.4.0\nappVersion: \"1.25.0\"\ndescription: A web application\n")},
+		{Name: "values.yaml", Data: []byte("replicas: 1\nimage:\n  repository: nginx\n  tag: \"1.25.0\"\nservice:\n  port: 80\n")},
+		{Name: "templates/deployment.yaml", Data: []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector:
+    matchLabels: {app: {{ .Release.Name }}}
+  template:
+    metadata:
+      labels: {app: {{ .Release.Name }}}
+    spec:
+      containers:
+      - name: web
+        image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+        ports: [{containerPort: {{ .Values.service.port }}}]
+`)},
+		{Name: "templates/service.yaml", Data: []byte(`apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  selector: {app: {{ .Release.Name }}}
+  ports: [{port: {{ .Values.service.port }}}]
+`)},
+		{Name: "crds/widgets.yaml", Data: []byte(crd.String())},
+	}
+	return loader.LoadFiles(files)
+}
