@@ -32,3 +32,10 @@ func TestConformancePostgres(t *testing.T) {
 		return openStore(t, "postgres", testenv.Postgres(t))
 	}})
 }
+
+func TestConformanceMySQL(t *testing.T) {
+	testenv.MySQLServer(t)
+	drivertest.Run(t, drivertest.Harness{Open: func(t *testing.T) driver.Store {
+		return openStore(t, "mysql", testenv.MySQL(t))
+	}})
+}

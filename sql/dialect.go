@@ -1,8 +1,8 @@
 package sql
 
 import (
-	stdsql "database/sql"
 	"context"
+	stdsql "database/sql"
 	"io/fs"
 	"strconv"
 	"strings"

@@ -103,7 +103,6 @@ func TestRoundTripMatchesHelmJSON(t *testing.T) {
 	}
 }
 
-
 func TestSplitDoesNotModifyRelease(t *testing.T) {
 	rls := fixture.LargeRelease("big", "ns", 1)
 	before := helmRoundTrip(t, rls)

@@ -1,0 +1,239 @@
+package sql_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
+	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// A benchmark target is one store: ours (postgres, sqlite, mysql), cold
+// (no part cache) or warm, or Helm's own SQL driver on the same server.
+type target struct {
+	name string
+	// open returns a driver scoped to ns ("" = all namespaces), sharing one
+	// fresh store per call of setup, and a function reporting stored bytes.
+	setup func(b *testing.B, cache bool) (view func(ns string) helmdriver.Driver, stored func() int64)
+	ours  bool
+}
+
+func helmSQLTarget() target {
+	return target{name: "helm-sql", setup: func(b *testing.B, _ bool) (func(string) helmdriver.Driver, func() int64) {
+		conn := testenv.Postgres(b)
+		views := map[string]*helmdriver.SQL{}
+		view := func(ns string) helmdriver.Driver {
+			if d, ok := views[ns]; ok {
+				return d
+			}
+			d, err := helmdriver.NewSQL(conn, func(string, ...interface{}) {}, ns)
+			if err != nil {
+				b.Fatal(err)
+			}
+			views[ns] = d
+			return d
+		}
+		db, err := sql.Open("pgx", conn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		stored := func() int64 {
+			var n int64
+			view("default") // make sure the tables exist
+			if err := db.QueryRow(`SELECT COALESCE(SUM(octet_length(body)), 0) + (SELECT COALESCE(SUM(octet_length(key) + octet_length(value)), 0) FROM custom_labels_v1) FROM releases_v1`).Scan(&n); err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+		return view, stored
+	}}
+}
+
+func ourTarget(name string, conn func(b *testing.B) string) target {
+	return target{name: name, ours: true, setup: func(b *testing.B, cache bool) (func(string) helmdriver.Driver, func() int64) {
+		opts := []driver.Option{}
+		if !cache {
+			opts = append(opts, driver.WithCacheBytes(0))
+		}
+		s, err := driver.Open(context.Background(), name, conn(b), opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		stored := func() int64 {
+			st, err := s.Namespace("").Stats(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return st.StoredBytes()
+		}
+		return func(ns string) helmdriver.Driver { return s.Namespace(ns) }, stored
+	}}
+}
+
+func benchTargets(b *testing.B) []target {
+	return []target{
+		helmSQLTarget(),
+		ourTarget("postgres", func(b *testing.B) string { return testenv.Postgres(b) }),
+		ourTarget("sqlite", func(b *testing.B) string { return filepath.Join(b.TempDir(), "helm.db") }),
+	}
+}
+
+// upgrades returns n successive revisions of one ~2 MB release whose chart
+// never changes and whose values and manifest change every revision, as a
+// values-only `helm upgrade` produces.
+func upgrades(name, ns string, n int) []*release.Release {
+	base := fixture.LargeRelease(name, ns, 1)
+	out := make([]*release.Release, n)
+	for i := range out {
+		r := *base
+		info := *base.Info
+		r.Info = &info
+		r.Version = i + 1
+		r.Config = map[string]interface{}{"revision": float64(i + 1), "image": map[string]interface{}{"tag": fmt.Sprintf("v1.%d", i+1)}}
+		r.Manifest = fmt.Sprintf("# revision %d\n", i+1) + base.Manifest
+		if i < n-1 {
+			r.Info.Status = release.StatusSuperseded
+		}
+		out[i] = &r
+	}
+	return out
+}
+
+func key(name string, v int) string { return fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, v) }
+
+// variants runs fn for each target, cold and warm for ours.
+func variants(b *testing.B, fn func(b *testing.B, t target, cache bool)) {
+	for _, t := range benchTargets(b) {
+		if !t.ours {
+			b.Run(t.name, func(b *testing.B) { fn(b, t, false) })
+			continue
+		}
+		b.Run(t.name+"-cold", func(b *testing.B) { fn(b, t, false) })
+		b.Run(t.name+"-warm", func(b *testing.B) { fn(b, t, true) })
+	}
+}
+
+// BenchmarkCreate stores one values-only upgrade of a ~2 MB release per op
+// and reports the bytes each revision adds to the store.
+func BenchmarkCreate(b *testing.B) {
+	for _, t := range benchTargets(b) {
+		b.Run(t.name, func(b *testing.B) {
+			view, stored := t.setup(b, true)
+			d := view("default")
+			rs := upgrades("app", "default", b.N+1)
+			if err := d.Create(key("app", 1), rs[0]); err != nil {
+				b.Fatal(err)
+			}
+			before := stored()
+			b.ResetTimer()
+			for i := 1; i <= b.N; i++ {
+				if err := d.Create(key("app", i+1), rs[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(stored()-before)/float64(b.N), "B/rev")
+		})
+	}
+}
+
+// history stores 20 revisions of the ~2 MB release.
+func history(b *testing.B, d helmdriver.Driver) {
+	for _, r := range upgrades("app", "default", 20) {
+		if err := d.Create(key(r.Name, r.Version), r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGet reads the latest of 20 revisions.
+func BenchmarkGet(b *testing.B) {
+	variants(b, func(b *testing.B, t target, cache bool) {
+		view, _ := t.setup(b, cache)
+		d := view("default")
+		history(b, d)
+		d.Get(key("app", 20))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := d.Get(key("app", 20)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkHistory reads all 20 revisions, as `helm history` does.
+func BenchmarkHistory(b *testing.B) {
+	variants(b, func(b *testing.B, t target, cache bool) {
+		view, _ := t.setup(b, cache)
+		d := view("default")
+		history(b, d)
+		st := storage.Init(d)
+		st.History("app")
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			rs, err := st.History("app")
+			if err != nil || len(rs) != 20 {
+				b.Fatalf("history: %d, %v", len(rs), err)
+			}
+		}
+	})
+}
+
+// BenchmarkDeployed finds the deployed revision among 20, as every
+// `helm upgrade` does first.
+func BenchmarkDeployed(b *testing.B) {
+	variants(b, func(b *testing.B, t target, cache bool) {
+		view, _ := t.setup(b, cache)
+		d := view("default")
+		history(b, d)
+		st := storage.Init(d)
+		st.Deployed("app")
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			r, err := st.Deployed("app")
+			if err != nil || r.Version != 20 {
+				b.Fatalf("deployed: %v", err)
+			}
+		}
+	})
+}
+
+// BenchmarkList lists 200 releases (a typical ~150 KB application chart)
+// in 20 namespaces across all namespaces, as `helm list -A` does.
+func BenchmarkList(b *testing.B) {
+	g := fixture.New(3)
+	ch := g.Chart(fixture.ChartOptions{Name: "app", Version: "2.1.0", Templates: 40, TemplateSize: 2500, ValueKeys: 30})
+	var rs []*release.Release
+	for i := 0; i < 200; i++ {
+		ns := fmt.Sprintf("ns-%02d", i%20)
+		rs = append(rs, g.Release(fmt.Sprintf("app-%03d", i), ns, 1, ch, g.Values(10), release.StatusDeployed, 20000))
+	}
+	variants(b, func(b *testing.B, t target, cache bool) {
+		view, _ := t.setup(b, cache)
+		for _, r := range rs {
+			if err := view(r.Namespace).Create(key(r.Name, 1), r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		all := view("")
+		all.List(func(*release.Release) bool { return true })
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			got, err := all.List(func(*release.Release) bool { return true })
+			if err != nil || len(got) != 200 {
+				b.Fatalf("list: %d, %v", len(got), err)
+			}
+		}
+	})
+}
