@@ -49,5 +49,5 @@ func ExampleOpen() {
 func ExampleOpen_unknown() {
 	_, err := driver.Open(context.Background(), "etcd", "")
 	fmt.Println(err)
-	// Output: helmstore: unknown storage driver "etcd": valid names are secret, secrets, configmap, configmaps, memory, sql, postgres, sqlite (import a backend package, e.g. github.com/helmstore/helmstore/sql, to register its names)
+	// Output: helmstore: unknown storage driver "etcd": valid names are secret, secrets, configmap, configmaps, memory, sql, mysql, postgres, sqlite (import a backend package, e.g. github.com/helmstore/helmstore/sql, to register its names)
 }

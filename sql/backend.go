@@ -23,6 +23,9 @@ type backend struct {
 	// retries bounds how often a transaction that hit a deadlock, a
 	// serialization failure or a lock timeout is run again.
 	retries int
+	// beforeCommit, when set (by tests), runs inside every write
+	// transaction just before it commits.
+	beforeCommit func(ctx context.Context, tx *stdsql.Tx, attempt int) error
 }
 
 var _ engine.Backend = (*backend)(nil)
@@ -36,7 +39,7 @@ func (b *backend) Close() error { return b.db.Close() }
 func (b *backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 	var err error
 	for attempt := 0; ; attempt++ {
-		err = b.tryTx(ctx, fn)
+		err = b.tryTx(ctx, attempt, fn)
 		if err == nil || !b.d.isRetryable(err) || attempt >= b.retries {
 			return err
 		}
@@ -50,7 +53,7 @@ func (b *backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 	}
 }
 
-func (b *backend) tryTx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
+func (b *backend) tryTx(ctx context.Context, attempt int, fn func(tx *stdsql.Tx) error) error {
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -58,6 +61,12 @@ func (b *backend) tryTx(ctx context.Context, fn func(tx *stdsql.Tx) error) error
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return err
+	}
+	if b.beforeCommit != nil {
+		if err := b.beforeCommit(ctx, tx, attempt); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
 	}
 	return tx.Commit()
 }

@@ -84,6 +84,7 @@ func benchTargets(b *testing.B) []target {
 	return []target{
 		helmSQLTarget(),
 		ourTarget("postgres", func(b *testing.B) string { return testenv.Postgres(b) }),
+		ourTarget("mysql", func(b *testing.B) string { return testenv.MySQL(b) }),
 		ourTarget("sqlite", func(b *testing.B) string { return filepath.Join(b.TempDir(), "helm.db") }),
 	}
 }
