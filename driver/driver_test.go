@@ -91,13 +91,13 @@ func TestPasswordsNeverInErrors(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
-		"postgres://u:pw@h:5432/db?sslmode=disable": "postgres://u:xxxxx@h:5432/db?sslmode=disable",
-		"host=h user=u password=pw dbname=d":        "host=h user=u password=xxxxx dbname=d",
-		"host=h password='p w' dbname=d":            "host=h password=xxxxx dbname=d",
-		"u:pw@tcp(127.0.0.1:3306)/test?tls=true":    "u:xxxxx@tcp(127.0.0.1:3306)/test?tls=true",
-		"u:p@w:rd@tcp(h)/db":                        "u:xxxxx@tcp(h)/db",
+		"postgres://u:pw@h:5432/db?sslmode=disable":  "postgres://u:xxxxx@h:5432/db?sslmode=disable",
+		"host=h user=u password=pw dbname=d":         "host=h user=u password=xxxxx dbname=d",
+		"host=h password='p w' dbname=d":             "host=h password=xxxxx dbname=d",
+		"u:pw@tcp(127.0.0.1:3306)/test?tls=true":     "u:xxxxx@tcp(127.0.0.1:3306)/test?tls=true",
+		"u:p@w:rd@tcp(h)/db":                         "u:xxxxx@tcp(h)/db",
 		"AccountEndpoint=https://h/;AccountKey=k==;": "AccountEndpoint=https://h/;AccountKey=xxxxx;",
-		"/var/lib/helm.db":                          "/var/lib/helm.db",
+		"/var/lib/helm.db":                           "/var/lib/helm.db",
 	} {
 		if got := driver.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)

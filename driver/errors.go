@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // Helm's own sentinel errors, re-exported so callers need one import.
@@ -15,6 +17,10 @@ var (
 	// ErrInvalidKey: a key is not of the form sh.helm.release.v1.<name>.v<version>.
 	ErrInvalidKey = helmdriver.ErrInvalidKey
 )
+
+// ErrCorrupt is wrapped by errors about stored bytes that fail to decode or
+// whose SHA-256 does not match their digest. The error names the release.
+var ErrCorrupt = codec.ErrCorrupt
 
 // ReleaseError is the error every Store method returns for a failure that
 // concerns one release. Err is the cause: a Helm sentinel for the outcomes
