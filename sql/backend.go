@@ -317,51 +317,28 @@ func (b *backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts 
 		args = append(args, ns, p.Digest.String(), p.Kind.String(), len(p.Raw))
 	}
 	insert := "INSERT INTO helmstore_parts (namespace, digest, kind, raw_size, refs) VALUES " + strings.Join(vals, ",")
-	refs := map[string]int{}
+	var rows *stdsql.Rows
+	var err error
 	if b.d.returning {
-		rows, err := b.query(ctx, tx, insert+" ON CONFLICT (namespace, digest) DO UPDATE SET refs = helmstore_parts.refs + 1 RETURNING digest, refs", args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var d string
-			var n int
-			if err := rows.Scan(&d, &n); err != nil {
-				return err
-			}
-			refs[d] = n
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows.Close()
+		rows, err = b.query(ctx, tx, insert+" ON CONFLICT (namespace, digest) DO UPDATE SET refs = helmstore_parts.refs + 1 RETURNING digest, refs", args...)
 	} else {
+		// MySQL has no RETURNING: upsert, then read the counts back (our
+		// own writes, under the row locks the upsert took).
 		if _, err := b.exec(ctx, tx, insert+" ON DUPLICATE KEY UPDATE refs = refs + 1", args...); err != nil {
 			return err
 		}
-		ds := make([]any, 0, len(parts)+1)
-		ds = append(ds, ns)
+		ds := []any{ns}
 		for _, p := range parts {
 			ds = append(ds, p.Digest.String())
 		}
-		rows, err := b.query(ctx, tx, "SELECT digest, refs FROM helmstore_parts WHERE namespace = ? AND digest IN ("+placeholders(len(parts))+")", ds...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var d string
-			var n int
-			if err := rows.Scan(&d, &n); err != nil {
-				return err
-			}
-			refs[d] = n
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows.Close()
+		rows, err = b.query(ctx, tx, "SELECT digest, refs FROM helmstore_parts WHERE namespace = ? AND digest IN ("+placeholders(len(parts))+") FOR UPDATE", ds...)
+	}
+	if err != nil {
+		return err
+	}
+	refs, err := scanRefs(rows)
+	if err != nil {
+		return err
 	}
 	for _, p := range parts {
 		n, ok := refs[p.Digest.String()]
@@ -375,6 +352,21 @@ func (b *backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts 
 		}
 	}
 	return nil
+}
+
+// scanRefs reads (digest, refs) rows.
+func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
+	defer rows.Close()
+	refs := map[string]int{}
+	for rows.Next() {
+		var d string
+		var n int
+		if err := rows.Scan(&d, &n); err != nil {
+			return nil, err
+		}
+		refs[d] = n
+	}
+	return refs, rows.Err()
 }
 
 func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *codec.Part) error {
