@@ -39,3 +39,12 @@ func TestConformanceMySQL(t *testing.T) {
 		return openStore(t, "mysql", testenv.MySQL(t))
 	}})
 }
+
+// MySQL 8 differs from MariaDB (no RETURNING, other collations and
+// defaults); it runs where a Docker engine does, or at HELMSTORE_TEST_MYSQL8.
+func TestConformanceMySQL8(t *testing.T) {
+	testenv.MySQL8(t)
+	drivertest.Run(t, drivertest.Harness{Open: func(t *testing.T) driver.Store {
+		return openStore(t, "mysql", testenv.MySQL8(t))
+	}})
+}

@@ -47,8 +47,10 @@ func findMySQL() (string, error) {
 		if err != nil {
 			if _, e := os.Stat("/usr/sbin/mariadbd"); e == nil {
 				bin = "/usr/sbin/mariadbd"
+			} else if dockerAvailable() {
+				return mysqlContainer("mariadb:10.11")
 			} else {
-				return "", errors.New("nothing listens on 127.0.0.1:3306, mariadbd is not installed, and " + MySQLEnv + " is not set")
+				return "", errors.New("nothing listens on 127.0.0.1:3306, mariadbd is not installed, no Docker engine answers, and " + MySQLEnv + " is not set")
 			}
 		}
 		if err := run("start-stop-daemon", "--start", "--oknodo", "--background", "--exec", bin); err != nil {
@@ -82,7 +84,11 @@ func pingMySQL(dsn string) error {
 // t ends.
 func MySQL(t testing.TB) string {
 	t.Helper()
-	base := MySQLServer(t)
+	return freshMySQLDatabase(t, MySQLServer(t))
+}
+
+func freshMySQLDatabase(t testing.TB, base string) string {
+	t.Helper()
 	name := UniqueName("hs_")
 	db, err := sql.Open("mysql", base)
 	if err != nil {

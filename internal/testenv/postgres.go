@@ -46,7 +46,10 @@ func findPostgres() (string, error) {
 	}
 	versions, _ := filepath.Glob("/etc/postgresql/*")
 	if len(versions) == 0 {
-		return "", errors.New("nothing listens on 127.0.0.1:5432, no PostgreSQL cluster is installed, and " + PostgresEnv + " is not set")
+		if dockerAvailable() {
+			return postgresContainer()
+		}
+		return "", errors.New("nothing listens on 127.0.0.1:5432, no PostgreSQL cluster is installed, no Docker engine answers, and " + PostgresEnv + " is not set")
 	}
 	if err := run("pg_ctlcluster", "--skip-systemctl-redirect", filepath.Base(versions[0]), "main", "start"); err != nil && !reachable("127.0.0.1:5432") {
 		return "", err

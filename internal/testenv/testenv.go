@@ -10,6 +10,7 @@ package testenv
 
 import (
 	"crypto/rand"
+	"errors"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -37,6 +38,10 @@ func Unavailable(t testing.TB, service string, err error) {
 	}
 	t.Skip(msg)
 }
+
+var errNoDocker = errors.New("no Docker engine answers")
+
+func getenv(k string) string { return os.Getenv(k) }
 
 // reachable reports whether something accepts TCP connections at addr.
 func reachable(addr string) bool {
