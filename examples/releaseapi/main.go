@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+	"net/http"
+	"os"
+
+	"github.com/helmstore/helmstore/driver"
+	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
+)
+
+func main() {
+	addr := flag.String("listen", "127.0.0.1:8080", "address to serve on")
+	flag.Parse()
+	name := os.Getenv("HELM_DRIVER")
+	if name == "" {
+		name = "sqlite"
+	}
+	store, err := driver.Open(context.Background(), name, driver.ConnectionStringFromEnv(name), driver.WithLog(log.Printf))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	log.Printf("serving %s releases on http://%s/releases", name, *addr)
+	log.Fatal(http.ListenAndServe(*addr, (&API{Store: store}).Handler()))
+}
