@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -26,36 +28,68 @@ type target struct {
 	ours  bool
 }
 
+// Helm's SQL driver has no Close, so its pools cannot be released: the
+// benchmarks share one schema and one driver per namespace for the whole run,
+// emptying the tables for every setup.
+var helmSQL struct {
+	sync.Mutex
+	conn  string
+	drop  func()
+	db    *sql.DB
+	views map[string]*helmdriver.SQL
+}
+
 func helmSQLTarget() target {
 	return target{name: "helm-sql", setup: func(b *testing.B, _ bool) (func(string) helmdriver.Driver, func() int64) {
-		conn := testenv.Postgres(b)
-		views := map[string]*helmdriver.SQL{}
-		view := func(ns string) helmdriver.Driver {
-			if d, ok := views[ns]; ok {
-				return d
-			}
-			d, err := helmdriver.NewSQL(conn, func(string, ...interface{}) {}, ns)
+		helmSQL.Lock()
+		defer helmSQL.Unlock()
+		if helmSQL.conn == "" {
+			// A schema that outlives any one benchmark; TestMain drops it.
+			helmSQL.conn, helmSQL.drop = testenv.PostgresUnmanaged(b)
+			db, err := sql.Open("pgx", helmSQL.conn)
 			if err != nil {
 				b.Fatal(err)
 			}
-			views[ns] = d
+			helmSQL.db, helmSQL.views = db, map[string]*helmdriver.SQL{}
+		}
+		view := func(ns string) helmdriver.Driver {
+			helmSQL.Lock()
+			defer helmSQL.Unlock()
+			if d, ok := helmSQL.views[ns]; ok {
+				return d
+			}
+			d, err := helmdriver.NewSQL(helmSQL.conn, func(string, ...interface{}) {}, ns)
+			if err != nil {
+				b.Fatal(err)
+			}
+			helmSQL.views[ns] = d
 			return d
 		}
-		db, err := sql.Open("pgx", conn)
-		if err != nil {
+		helmSQL.Unlock()
+		view("default") // creates the tables
+		helmSQL.Lock()
+		if _, err := helmSQL.db.Exec("TRUNCATE releases_v1, custom_labels_v1"); err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { db.Close() })
 		stored := func() int64 {
 			var n int64
-			view("default") // make sure the tables exist
-			if err := db.QueryRow(`SELECT COALESCE(SUM(octet_length(body)), 0) + (SELECT COALESCE(SUM(octet_length(key) + octet_length(value)), 0) FROM custom_labels_v1) FROM releases_v1`).Scan(&n); err != nil {
+			if err := helmSQL.db.QueryRow(`SELECT COALESCE(SUM(octet_length(body)), 0) + (SELECT COALESCE(SUM(octet_length(key) + octet_length(value)), 0) FROM custom_labels_v1) FROM releases_v1`).Scan(&n); err != nil {
 				b.Fatal(err)
 			}
 			return n
 		}
 		return view, stored
 	}}
+}
+
+// TestMain drops what the benchmarks' Helm SQL driver left.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if helmSQL.drop != nil {
+		helmSQL.db.Close()
+		helmSQL.drop()
+	}
+	os.Exit(code)
 }
 
 func ourTarget(name string, conn func(b *testing.B) string) target {

@@ -76,6 +76,15 @@ func pingPostgres(u string) error {
 // other's tables.
 func Postgres(t testing.TB) string {
 	t.Helper()
+	u, drop := PostgresUnmanaged(t)
+	t.Cleanup(drop)
+	return u
+}
+
+// PostgresUnmanaged is Postgres for a schema that outlives t: the caller
+// drops it by calling drop.
+func PostgresUnmanaged(t testing.TB) (conn string, drop func()) {
+	t.Helper()
 	base := PostgresServer(t)
 	schema := UniqueName("hs_")
 	db, err := sql.Open("pgx", base)
@@ -86,10 +95,10 @@ func Postgres(t testing.TB) string {
 		db.Close()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	drop = func() {
 		db.Exec("DROP SCHEMA " + schema + " CASCADE")
 		db.Close()
-	})
+	}
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
@@ -97,5 +106,5 @@ func Postgres(t testing.TB) string {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	return u.String()
+	return u.String(), drop
 }
