@@ -10,8 +10,8 @@ package testenv
 
 import (
 	"crypto/rand"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"

@@ -1,0 +1,107 @@
+package crsplit
+
+import (
+	"context"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/helmstore/helmstore/internal/engine"
+)
+
+// Sizes that decide where bytes go. Base64 (how JSON carries bytes) adds a
+// third, so a full chunk is about 800 KiB serialized: under MaxObjectBytes
+// with room for metadata.
+const (
+	// ChunkBytes is the most frame bytes one Chunk object holds.
+	ChunkBytes = 600 << 10
+	// InlinePartBytes is the largest part frame kept inside its Chart,
+	// Values or Manifest object. Larger frames go to Chunk objects, so
+	// that adding or removing an owner (a write of the whole object) stays
+	// cheap for the large parts that are shared the most.
+	InlinePartBytes = 64 << 10
+	// InlineReleaseBytes is the largest release record (head body JSON)
+	// kept as a structured object in its Release; larger records are
+	// stored compressed in Chunk objects.
+	InlineReleaseBytes = 512 << 10
+)
+
+// PendingTimeout is how old a Release still marked pending must be before
+// it is taken to be left by a writer that crashed, and removed with the
+// parts only it owned.
+const PendingTimeout = 10 * time.Minute
+
+// createFirstBytes: parts up to this canonical size that the store has not
+// seen are created without first trying to add an owner to them.
+const createFirstBytes = 1 << 20
+
+const (
+	// labelPending marks a Release whose parts are still being written.
+	// Readers never see such a Release.
+	labelPending = "helmstore.io/pending"
+	// reservedPrefix is the label prefix crsplit keeps for itself.
+	reservedPrefix = "helmstore.io/"
+	// workers bounds the requests one operation has in flight.
+	workers = 8
+)
+
+// backend is engine.Backend over the Kubernetes API.
+type backend struct {
+	c   *client
+	log func(format string, v ...interface{})
+	now func() time.Time
+	// pendingTimeout is PendingTimeout, shorter in tests.
+	pendingTimeout time.Duration
+	// hooks let tests stop an operation half way, as a crash would.
+	hooks hooks
+	// known remembers parts seen stored, to guess the first request.
+	known *knownParts
+	// seen remembers the Release objects last read or written.
+	seen *seenReleases
+}
+
+var _ engine.Backend = (*backend)(nil)
+
+// hooks are called at the points a crash or a concurrent writer matters.
+// A hook returning an error stops the operation there; errCrash stops it
+// without any cleanup, as a killed process would.
+type hooks struct {
+	afterParts func(h *engine.Head) error // Create: parts written, head not committed
+	beforePut  func(h *engine.Head) error // Update: head read, not yet written
+	// cleanupDecided: cleanupPart has read a part and decided; its write
+	// (delete or owner removal) comes next.
+	cleanupDecided func(res, name string)
+}
+
+func newBackend(c *client, log func(string, ...interface{})) *backend {
+	return &backend{c: c, log: log, now: time.Now, pendingTimeout: PendingTimeout, known: newKnownParts(4096), seen: newSeenReleases(4096)}
+}
+
+// Close releases nothing: the REST client holds no resources that need it.
+func (b *backend) Close() error { return nil }
+
+func ownerRef(kind string, m *metav1.ObjectMeta) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: m.Name, UID: m.UID}
+}
+
+// parallel runs fn(0..n-1) with at most workers in flight and returns the
+// first error, once all have finished (a failure does not cancel the
+// others: each leaves the cluster in a state its own cleanup expects).
+func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	if n == 1 {
+		return fn(ctx, 0)
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i := 0; i < n; i++ {
+		g.Go(func() error { return fn(ctx, i) })
+	}
+	return g.Wait()
+}
+
+// cleanupContext is for work that must finish even when the caller's
+// context has ended (rolling back a half-done write).
+func cleanupContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 2*time.Minute)
+}

@@ -1,0 +1,351 @@
+package crsplit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
+	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// The benchmarks compare crsplit with Helm's Secrets driver on the same API
+// server, on the ~2 MB realistic release of internal/fixture (same chart
+// every revision, values and manifest change), in sub-benchmarks named
+// <op>/crsplit and <op>/helm-secrets for benchstat; the read benchmarks run
+// crsplit twice, as crsplit-cold (decoded-part cache off, as a fresh helm
+// process sees it) and crsplit-warm (the default cache, as a long-running
+// operator sees it).
+//
+// B/rev is what the API server stores per revision written: the serialized
+// size, as stored, of every object created, updated or patched, taken from
+// the response to each write. Custom resources are stored as JSON, their
+// size is the response's. Secrets are stored as protobuf, which is what
+// client-go (and so Helm) talks for built-in kinds; a JSON response would
+// be decoded (outside the timer) and its protobuf size counted.
+
+// writtenBytes records the bodies of successful write responses.
+type writtenBytes struct {
+	mu     sync.Mutex
+	bodies [][]byte
+	// size is the stored size of an object, from its JSON.
+	size func(json []byte) int64
+}
+
+func (w *writtenBytes) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		if err == nil && resp.StatusCode < 300 && (req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch) {
+			resp.Body = &recordingBody{ReadCloser: resp.Body, w: w}
+		}
+		return resp, err
+	})
+}
+
+// take returns the stored size of the objects written since the last call.
+func (w *writtenBytes) take() int64 {
+	w.mu.Lock()
+	bodies := w.bodies
+	w.bodies = nil
+	w.mu.Unlock()
+	var n int64
+	for _, b := range bodies {
+		n += w.size(b)
+	}
+	return n
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// recordingBody keeps a copy of what is read through it, recorded once at
+// the end of the body (client-go reads on after that, to drain it).
+type recordingBody struct {
+	io.ReadCloser
+	w    *writtenBytes
+	buf  []byte
+	done bool
+}
+
+func (r *recordingBody) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.buf = append(r.buf, p[:n]...)
+	if err == io.EOF && !r.done {
+		r.done = true
+		r.w.mu.Lock()
+		r.w.bodies = append(r.w.bodies, r.buf)
+		r.w.mu.Unlock()
+	}
+	return n, err
+}
+
+func jsonSize(b []byte) int64 { return int64(len(b)) }
+
+// secretSize is the size of a Secret as etcd stores it (protobuf).
+func secretSize(b []byte) int64 {
+	if bytes.HasPrefix(b, []byte("k8s\x00")) {
+		return int64(len(b)) // protobuf already, envelope included
+	}
+	var s corev1.Secret
+	if err := json.Unmarshal(b, &s); err != nil {
+		panic(fmt.Sprintf("%v: %d bytes: %q", err, len(b), b[:min(len(b), 80)]))
+	}
+	return int64(s.Size())
+}
+
+// benchDriver is one side of a comparison.
+type benchDriver struct {
+	name    string
+	driver  helmdriver.Driver
+	written *writtenBytes
+}
+
+// benchDrivers returns crsplit (or crsplit-cold and crsplit-warm) and
+// Helm's Secrets driver, each on its own fresh namespace of the shared
+// server.
+func benchDrivers(b *testing.B, coldWarm bool) []benchDriver {
+	k := cluster(b)
+	var out []benchDriver
+	mk := func(name string, opts ...driver.Option) {
+		ns := newNamespace(b, k)
+		w := &writtenBytes{size: jsonSize}
+		cfg := k.Config(testenv.KubeAdmin)
+		cfg.Wrap(w.wrap)
+		s, err := Open(ctxT(b), cfg, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		out = append(out, benchDriver{name, s.Namespace(ns), w})
+	}
+	if coldWarm {
+		mk("crsplit-cold", driver.WithCacheBytes(0))
+		mk("crsplit-warm")
+	} else {
+		mk("crsplit")
+	}
+	ns := newNamespace(b, k)
+	w := &writtenBytes{size: secretSize}
+	cfg := k.Config(testenv.KubeAdmin) // as Helm's client: client-go's defaults
+	cfg.Wrap(w.wrap)
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out = append(out, benchDriver{"helm-secrets", helmdriver.NewSecrets(cs.CoreV1().Secrets(ns)), w})
+	return out
+}
+
+// releasePool holds pre-generated revisions (generating one takes longer
+// than storing it); revision v uses pool[v%len]. With 12 variants and at
+// most 10 revisions kept, every values and manifest part written is new.
+var releasePool []*release.Release
+
+func revision(name string, v int) *release.Release {
+	if releasePool == nil {
+		for i := 0; i < 12; i++ {
+			releasePool = append(releasePool, fixture.LargeRelease("bench", "", 100+i))
+		}
+	}
+	r := *releasePool[v%len(releasePool)]
+	info := *r.Info
+	r.Name, r.Version, r.Info = name, v, &info
+	return &r
+}
+
+// historyMax is Helm's default --history-max.
+const historyMax = 10
+
+// BenchmarkCreate stores revision after revision of one release (each a
+// values-only upgrade: same chart, new values and manifest), keeping at
+// most historyMax revisions (pruned outside the timer).
+func BenchmarkCreate(b *testing.B) {
+	for _, d := range benchDrivers(b, false) {
+		b.Run(d.name, func(b *testing.B) {
+			st := storage.Init(d.driver)
+			name := freshName()
+			if err := st.Create(revision(name, 1)); err != nil {
+				b.Fatal(err)
+			}
+			d.written.take()
+			var written int64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				v := i + 2
+				if err := st.Create(revision(name, v)); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				written += d.written.take()
+				if v > historyMax {
+					if _, err := st.Delete(name, v-historyMax); err != nil {
+						b.Fatal(err)
+					}
+				}
+				d.written.take()
+				b.StartTimer()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(written)/float64(b.N), "B/rev")
+			deleteRevisions(b, st, name, b.N+1)
+		})
+	}
+}
+
+// BenchmarkUpgrade writes what `helm upgrade` writes to storage: the new
+// revision (pending-upgrade), the previous one marked superseded, the new
+// one marked deployed.
+func BenchmarkUpgrade(b *testing.B) {
+	for _, d := range benchDrivers(b, false) {
+		b.Run(d.name, func(b *testing.B) {
+			st := storage.Init(d.driver)
+			name := freshName()
+			if err := st.Create(revision(name, 1)); err != nil {
+				b.Fatal(err)
+			}
+			d.written.take()
+			var written int64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				v := i + 2
+				r := revision(name, v)
+				r.Info.Status = release.StatusPendingUpgrade
+				if err := st.Create(r); err != nil {
+					b.Fatal(err)
+				}
+				prev := revision(name, v-1)
+				prev.Info.Status = release.StatusSuperseded
+				if err := st.Update(prev); err != nil {
+					b.Fatal(err)
+				}
+				r.Info.Status = release.StatusDeployed
+				if err := st.Update(r); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				written += d.written.take()
+				if v > historyMax {
+					if _, err := st.Delete(name, v-historyMax); err != nil {
+						b.Fatal(err)
+					}
+				}
+				d.written.take()
+				b.StartTimer()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(written)/float64(b.N), "B/rev")
+			deleteRevisions(b, st, name, b.N+1)
+		})
+	}
+}
+
+// history stores n revisions of a new release, the last one deployed, and
+// returns its name.
+func history(b *testing.B, d helmdriver.Driver, n int) string {
+	st := storage.Init(d)
+	name := freshName()
+	for v := 1; v <= n; v++ {
+		r := revision(name, v)
+		if v < n {
+			r.Info.Status = release.StatusSuperseded
+		}
+		if err := st.Create(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return name
+}
+
+// deleteRevisions deletes what is left of the revisions 1..last of name, so
+// that the next run of a benchmark (-count, or the testing package's own
+// reruns) starts from the same state: otherwise the shared chart would
+// carry the owners of every earlier run.
+func deleteRevisions(b *testing.B, st *storage.Storage, name string, last int) {
+	for v := 1; v <= last; v++ {
+		if _, err := st.Delete(name, v); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+			b.Fatal(err)
+		}
+	}
+}
+
+var benchRuns atomic.Int64
+
+// freshName names a release no earlier run of a benchmark used (the
+// testing package runs each benchmark function more than once).
+func freshName() string { return fmt.Sprintf("app%d", benchRuns.Add(1)) }
+
+// BenchmarkGet reads the latest of 20 revisions.
+func BenchmarkGet(b *testing.B) {
+	for _, d := range benchDrivers(b, true) {
+		b.Run(d.name, func(b *testing.B) {
+			name := history(b, d.driver, 20)
+			k := key(name, 20)
+			d.driver.Get(k) // warms crsplit-warm's cache
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := d.driver.Get(k)
+				if err != nil || r.Chart == nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			deleteRevisions(b, storage.Init(d.driver), name, 20)
+		})
+	}
+}
+
+// BenchmarkHistory reads the 20 revisions of a release, as `helm history`
+// and every `helm upgrade` do.
+func BenchmarkHistory(b *testing.B) {
+	for _, d := range benchDrivers(b, true) {
+		b.Run(d.name, func(b *testing.B) {
+			name := history(b, d.driver, 20)
+			st := storage.Init(d.driver)
+			st.History(name) // warms crsplit-warm's cache
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rs, err := st.History(name)
+				if err != nil || len(rs) != 20 {
+					b.Fatal(fmt.Sprint(len(rs)), err)
+				}
+			}
+			b.StopTimer()
+			deleteRevisions(b, st, name, 20)
+		})
+	}
+}
+
+// BenchmarkDeployed finds the deployed revision among 20, as `helm upgrade`,
+// `helm status` and `helm get` do.
+func BenchmarkDeployed(b *testing.B) {
+	for _, d := range benchDrivers(b, true) {
+		b.Run(d.name, func(b *testing.B) {
+			name := history(b, d.driver, 20)
+			st := storage.Init(d.driver)
+			st.Deployed(name) // warms crsplit-warm's cache
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := st.Deployed(name)
+				if err != nil || r.Version != 20 {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			deleteRevisions(b, st, name, 20)
+		})
+	}
+}

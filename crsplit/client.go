@@ -1,0 +1,192 @@
+package crsplit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+)
+
+// client speaks JSON to the helmstore.io/v1 API. Every method returns the
+// raw response object, and errors passed through classify.
+type client struct {
+	rc      *rest.RESTClient
+	version string
+}
+
+// MaxObjectBytes bounds the serialized size of every object the backend
+// writes (Kubernetes refuses objects over about 1.5 MiB, etcd requests
+// over 1.5 MiB, and Secrets and ConfigMaps over 1 MiB).
+const MaxObjectBytes = 900 << 10
+
+func newClient(cfg *rest.Config) (*client, error) { return newClientVersion(cfg, Version) }
+
+func newClientVersion(cfg *rest.Config, version string) (*client, error) {
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &schema.GroupVersion{Group: Group, Version: version}
+	c.APIPath = "/apis"
+	c.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	c.ContentType = runtime.ContentTypeJSON
+	c.AcceptContentTypes = runtime.ContentTypeJSON
+	if c.UserAgent == "" {
+		c.UserAgent = "helmstore-crsplit " + rest.DefaultKubernetesUserAgent()
+	}
+	// A Helm operation is a handful of requests; client-go's default limit
+	// (5 per second) would throttle them. An explicit QPS is honoured.
+	if c.QPS == 0 && c.RateLimiter == nil {
+		c.QPS = -1
+	}
+	// What crsplit stores is compressed already (zstd); gzip on top of its
+	// base64 would cost the API server and the client more than it saves.
+	c.DisableCompression = true
+	rc, err := rest.RESTClientFor(c)
+	if err != nil {
+		return nil, err
+	}
+	return &client{rc: rc, version: version}, nil
+}
+
+// body returns a response's body, or its error with the server's Status
+// decoded (Result.Raw alone returns a generic error without it).
+func body(r rest.Result) ([]byte, error) {
+	if err := r.Error(); err != nil {
+		return nil, err
+	}
+	return r.Raw()
+}
+
+func (c *client) get(ctx context.Context, res, ns, name string) ([]byte, error) {
+	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).Do(ctx))
+	return b, classify(err, "get", res, ns, name)
+}
+
+// getMeta returns only the object's metadata.
+func (c *client) getMeta(ctx context.Context, res, ns, name string) (*metav1.PartialObjectMetadata, error) {
+	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).
+		SetHeader("Accept", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1").Do(ctx))
+	if err != nil {
+		return nil, classify(err, "get", res, ns, name)
+	}
+	var m metav1.PartialObjectMetadata
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("get %s %s: decode: %w", res, name, err)
+	}
+	return &m, nil
+}
+
+// list returns every object of res in ns ("": all namespaces) matching
+// opts, page by page.
+func (c *client) list(ctx context.Context, res, ns string, opts metav1.ListOptions) ([]json.RawMessage, error) {
+	if opts.Limit == 0 {
+		opts.Limit = 500
+	}
+	var out []json.RawMessage
+	for {
+		req := c.rc.Get().Namespace(ns).Resource(res).Param("limit", strconv.FormatInt(opts.Limit, 10))
+		for k, v := range map[string]string{"labelSelector": opts.LabelSelector, "fieldSelector": opts.FieldSelector, "continue": opts.Continue} {
+			if v != "" {
+				req = req.Param(k, v)
+			}
+		}
+		b, err := body(req.Do(ctx))
+		if err != nil {
+			return nil, classify(err, "list", res, ns, "")
+		}
+		var l objectList
+		if err := json.Unmarshal(b, &l); err != nil {
+			return nil, fmt.Errorf("list %s: decode: %w", res, err)
+		}
+		out = append(out, l.Items...)
+		if l.Continue == "" {
+			return out, nil
+		}
+		opts.Continue = l.Continue
+	}
+}
+
+func checkSize(body []byte, res, name string) error {
+	if len(body) > MaxObjectBytes {
+		return fmt.Errorf("%s %s: %w: %d bytes serialized, limit %d", res, name, ErrTooLarge, len(body), MaxObjectBytes)
+	}
+	return nil
+}
+
+func (c *client) create(ctx context.Context, res, ns, name string, obj any) ([]byte, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(data, res, name); err != nil {
+		return nil, err
+	}
+	b, err := body(c.rc.Post().Namespace(ns).Resource(res).Body(data).Do(ctx))
+	return b, classify(err, "create", res, ns, name)
+}
+
+func (c *client) update(ctx context.Context, res, ns, name string, obj any) ([]byte, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(data, res, name); err != nil {
+		return nil, err
+	}
+	b, err := body(c.rc.Put().Namespace(ns).Resource(res).Name(name).Body(data).Do(ctx))
+	return b, classify(err, "update", res, ns, name)
+}
+
+func (c *client) patch(ctx context.Context, res, ns, name string, pt types.PatchType, patch any) ([]byte, error) {
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return nil, err
+	}
+	b, err := body(c.rc.Patch(pt).Namespace(ns).Resource(res).Name(name).Body(data).Do(ctx))
+	return b, classify(err, "patch", res, ns, name)
+}
+
+// delete removes an object; uid and rv, when set, are preconditions.
+func (c *client) delete(ctx context.Context, res, ns, name string, uid types.UID, rv string) error {
+	opts := map[string]any{"apiVersion": "v1", "kind": "DeleteOptions"}
+	pre := map[string]any{}
+	if uid != "" {
+		pre["uid"] = uid
+	}
+	if rv != "" {
+		pre["resourceVersion"] = rv
+	}
+	if len(pre) > 0 {
+		opts["preconditions"] = pre
+	}
+	data, _ := json.Marshal(opts)
+	err := c.rc.Delete().Namespace(ns).Resource(res).Name(name).Body(data).Do(ctx).Error()
+	return classify(err, "delete", res, ns, name)
+}
+
+// resources returns the resource names the server serves in helmstore.io/v1.
+func (c *client) resources(ctx context.Context) (map[string]bool, error) {
+	var code int
+	b, err := body(c.rc.Get().AbsPath("/apis", Group, c.version).Do(ctx).StatusCode(&code))
+	if code == http.StatusNotFound {
+		return nil, ErrCRDsNotInstalled
+	}
+	if err != nil {
+		return nil, classify(err, "discover", "resources", "", "")
+	}
+	var l metav1.APIResourceList
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("discover %s: %w", apiVersion, err)
+	}
+	out := map[string]bool{}
+	for _, r := range l.APIResources {
+		out[r.Name] = true
+	}
+	return out, nil
+}

@@ -1,0 +1,105 @@
+// Package crsplit stores Helm releases in the cluster as custom resources,
+// like Helm's default Secrets driver but without its 1 MiB wall and without
+// storing the whole chart again for every revision. Importing it registers
+// the HELM_DRIVER name "crsplit":
+//
+//	import (
+//		"github.com/helmstore/helmstore/driver"
+//		_ "github.com/helmstore/helmstore/crsplit"
+//	)
+//
+//	err := driver.Init(cfg, settings.RESTClientGetter(), ns, "crsplit", log)
+//
+// The cluster is the one the RESTClientGetter points at (Helm's kubeconfig,
+// context and namespace flags); a non-empty connection string
+// (HELM_DRIVER_CRSPLIT_CONNECTION_STRING) names a kubeconfig context to use
+// instead of the current one. The CRDs must be installed first (InstallCRDs,
+// or kubectl apply the YAML of CRDManifests); the backend's own rights are the
+// Role or ClusterRole of RBACManifests.
+//
+// # Objects
+//
+// All in API group helmstore.io/v1, namespaced, in the release's namespace:
+//
+//   - Release, one per revision, named by Helm's key
+//     (sh.helm.release.v1.<name>.v<version>, as Helm names its Secrets). Its
+//     spec holds the head: name, version, status, owner, timestamps, chart
+//     summary, the release record without chart, values and manifest (info,
+//     hooks: a structured object kubectl shows) and the digests of its
+//     parts. Its labels are Helm's system labels (name, owner, status,
+//     version, createdAt, modifiedAt, as on Helm's Secrets) and the
+//     release's custom labels, so every query is a label selector answered
+//     by the API server. Printer columns show it like helm list.
+//   - Chart, Values and Manifest, one per distinct part in the namespace,
+//     named by the SHA-256 of the part's canonical bytes. An upgrade that
+//     changes only values creates one Release and one Values object; the
+//     Chart is referenced, not written again. The manifest is a part like
+//     the others rather than a field of Release: parts are addressed by
+//     digest alone, a rollback or a no-op upgrade reuses it, and one rule
+//     (and one garbage-collection path) covers all three.
+//   - Chunk, a piece of a frame too large for one object.
+//
+// # Sizes
+//
+// No object exceeds MaxObjectBytes (900 KiB serialized), whatever the
+// release size. A part's compressed frame is kept inside its object when it
+// is at most InlinePartBytes (64 KiB); otherwise it is split into Chunk
+// objects of at most ChunkBytes (600 KiB, about 800 KiB in base64), named
+// <part uid>-<index>, owned by the part object, reassembled on read and
+// verified against the part's digest. Keeping large frames out of the part
+// object keeps the part object small, and it is the part object that is
+// rewritten when a revision starts or stops using it. A release record
+// (info and hooks) larger than InlineReleaseBytes is stored compressed in
+// Chunk objects owned by its Release.
+//
+// # Writes, readers and garbage
+//
+// Parts carry an ownerReference to every Release that uses them, so the
+// cluster's garbage collector deletes a part with its last owner (and a
+// part's chunks with the part). An ownerReference needs the owner's UID,
+// which exists only once the Release is created, so Create works in three
+// steps:
+//
+//  1. create the Release labelled helmstore.io/pending, with only its key and
+//     part digests (readers skip such Releases; a concurrent Create of the
+//     same key fails here with ErrReleaseExists);
+//  2. store each part, owned by that Release: a new part is created with
+//     the ownerReference, an existing one gains it through a JSON patch the
+//     API server applies to its latest version; a new chunked part is
+//     written incomplete, then its chunks, then marked complete;
+//  3. commit: add the labels and the release record and remove the pending
+//     label, with the Release's resourceVersion as precondition.
+//
+// So a reader never sees a Release whose parts are missing, and no part is
+// ever without an owner for the garbage collector to act on. A failure in
+// step 2 or 3 deletes the Release again; a writer that dies between the
+// steps leaves a pending Release that owns what it wrote, which is removed
+// with its parts once older than PendingTimeout (by a later Create of the
+// same key or any Delete in the namespace), and which the garbage collector
+// then follows.
+//
+// The backend also cleans up itself, for clusters without a garbage
+// collector and so that Stats is right at once: Delete removes the Release
+// (preconditions: its UID and resourceVersion), then for each of its parts
+// drops it from the part's ownerReferences, deleting the part (then its
+// chunks) when no live Release owns it any more. Each of those writes
+// carries the resourceVersion it was decided on: a Create that added
+// itself as an owner in between makes the delete fail with a conflict, and
+// the decision is taken again, so a part still referenced is never deleted.
+//
+// Update writes the Release with the resourceVersion at which the store
+// last read or wrote it (Helm updates a release it has just read), after
+// storing the parts it newly references, owned by the Release first; a
+// change by anyone else since makes it fail with ErrConflict rather than
+// overwrite.
+//
+// # Limits
+//
+// A part gains an ownerReference (about 150 bytes) per revision that uses
+// it; a part shared by thousands of revisions of one namespace would reach
+// MaxObjectBytes (Helm's --history-max keeps revisions to ten by default).
+// An Update that fails after storing new parts leaves them owned by the
+// Release until it is deleted (the garbage collector then removes them).
+// Two Updates of one revision racing to drop and re-add the same part are
+// not supported; Helm never changes a stored revision's parts.
+package crsplit

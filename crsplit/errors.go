@@ -1,0 +1,117 @@
+package crsplit
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+var (
+	// ErrCRDsNotInstalled is wrapped when the cluster does not serve the
+	// helmstore.io resources: install them with InstallCRDs or
+	// `kubectl apply -f` the YAML from CRDManifests.
+	ErrCRDsNotInstalled = errors.New("the helmstore.io custom resource definitions are not installed in this cluster (install them with crsplit.InstallCRDs, or kubectl apply the YAML from crsplit.CRDManifests)")
+
+	// ErrConflict is wrapped when a release changed between being read and
+	// being written: the write is refused rather than overwriting the
+	// other change. Read the release again and retry.
+	ErrConflict = errors.New("the release was modified concurrently; not overwriting (read it again and retry)")
+
+	// ErrUnreachable is wrapped when the Kubernetes API server cannot be
+	// reached. It is never reported as "release not found".
+	ErrUnreachable = errors.New("cannot reach the Kubernetes API server")
+
+	// ErrForbidden is wrapped when the API server denies a request. The
+	// error keeps the server's message (user, verb, resource, namespace).
+	ErrForbidden = errors.New("permission denied (the crsplit backend needs the helmstore-crsplit Role in this namespace, or the ClusterRole for all namespaces: see crsplit.RBACManifests)")
+
+	// ErrTooLarge is wrapped when an object would exceed MaxObjectBytes.
+	ErrTooLarge = errors.New("object too large")
+)
+
+// objectMissing reports whether err says that the object name of resource
+// res does not exist — not its namespace, and not the resource type itself
+// (a cluster without the CRDs answers 404 too).
+func objectMissing(err error, res, name string) bool {
+	st, ok := apiStatus(err)
+	if !ok || st.Reason != metav1.StatusReasonNotFound || st.Details == nil {
+		return false
+	}
+	// The server's own message, not one client-go made up for a 404
+	// without a Status body ("the server could not find the requested
+	// resource", which a path nobody serves gets too).
+	return st.Details.Name == name && st.Details.Kind == res && strings.Contains(st.Message, strconv.Quote(name)+" not found")
+}
+
+func apiStatus(err error) (metav1.Status, bool) {
+	var se apierrors.APIStatus
+	if err == nil || !errors.As(err, &se) {
+		return metav1.Status{}, false
+	}
+	return se.Status(), true
+}
+
+// requestError explains a failed request. It keeps the API server's error
+// in the chain (apierrors.IsForbidden and friends still work) and adds one
+// of the sentinels above where one applies.
+type requestError struct {
+	verb, res, ns, name string
+	kind                error // a sentinel, or nil
+	err                 error
+}
+
+func (e *requestError) Error() string {
+	what := e.res + "." + Group
+	if e.name != "" {
+		what += "/" + e.name
+	}
+	if e.ns != "" && e.name == "" {
+		what += " in namespace " + e.ns
+	}
+	if e.kind != nil {
+		return fmt.Sprintf("%s %s: %v: %v", e.verb, what, e.kind, e.err)
+	}
+	return fmt.Sprintf("%s %s: %v", e.verb, what, e.err)
+}
+
+func (e *requestError) Unwrap() []error {
+	if e.kind != nil {
+		return []error{e.kind, e.err}
+	}
+	return []error{e.err}
+}
+
+// classify wraps err from a request; nil stays nil. Object-not-found and
+// already-exists errors are returned with their status intact for callers
+// to test with objectMissing and apierrors.IsAlreadyExists.
+func classify(err error, verb, res, ns, name string) error {
+	if err == nil {
+		return nil
+	}
+	e := &requestError{verb: verb, res: res, ns: ns, name: name, err: err}
+	st, ok := apiStatus(err)
+	switch {
+	case !ok:
+		e.kind = ErrUnreachable
+	case st.Reason == metav1.StatusReasonForbidden || st.Reason == metav1.StatusReasonUnauthorized:
+		e.kind = ErrForbidden
+	case st.Reason == metav1.StatusReasonNotFound && st.Details != nil && st.Details.Kind == "namespaces" && st.Details.Name != "" && st.Details.Name != name:
+		e.err = fmt.Errorf("namespace %q does not exist: %w", st.Details.Name, err)
+	case st.Reason == metav1.StatusReasonNotFound && (name == "" || !objectMissing(err, res, name)):
+		// Not the object: the resource type itself is not served.
+		e.kind = ErrCRDsNotInstalled
+	case st.Reason == metav1.StatusReasonConflict:
+		e.kind = ErrConflict
+	case st.Reason == metav1.StatusReasonRequestEntityTooLarge:
+		e.kind = ErrTooLarge
+	}
+	return e
+}
+
+func isConflict(err error) bool { return apierrors.IsConflict(err) }
+
+func isAlreadyExists(err error) bool { return apierrors.IsAlreadyExists(err) }

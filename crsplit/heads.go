@@ -1,0 +1,382 @@
+package crsplit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/engine"
+)
+
+// System labels every Release carries, as Helm's Secrets driver puts them
+// on its Secrets, so `kubectl get releases.helmstore.io -l name=x,status=deployed`
+// works the same way.
+var systemLabels = []string{engine.LabelName, engine.LabelOwner, engine.LabelStatus, engine.LabelVersion, engine.LabelCreatedAt, engine.LabelModifiedAt}
+
+// checkCustomLabels refuses labels crsplit reserves for itself.
+func checkCustomLabels(labels map[string]string) error {
+	for k := range labels {
+		if strings.HasPrefix(k, reservedPrefix) {
+			return fmt.Errorf("label %q: the %s prefix is reserved by the crsplit backend", k, reservedPrefix)
+		}
+	}
+	return nil
+}
+
+// releaseLabels returns the Kubernetes labels of h's Release: its custom
+// labels and the system labels. A release name too long for a label value
+// gets no name label (queries by name then filter on spec.name).
+func releaseLabels(h *engine.Head, pending bool) map[string]string {
+	l := make(map[string]string, len(h.Labels)+7)
+	for k, v := range h.Labels {
+		l[k] = v
+	}
+	if len(validation.IsValidLabelValue(h.Name)) == 0 {
+		l[engine.LabelName] = h.Name
+	}
+	l[engine.LabelOwner] = h.Owner
+	l[engine.LabelStatus] = h.Status
+	l[engine.LabelVersion] = strconv.Itoa(h.Version)
+	if h.CreatedAt != 0 {
+		l[engine.LabelCreatedAt] = strconv.FormatInt(h.CreatedAt, 10)
+	}
+	if h.ModifiedAt != 0 {
+		l[engine.LabelModifiedAt] = strconv.FormatInt(h.ModifiedAt, 10)
+	}
+	if pending {
+		l[labelPending] = "true"
+	}
+	return l
+}
+
+// releaseBody is where a head's body goes: inline JSON, or a compressed
+// frame in chunks.
+type releaseBody struct {
+	inline json.RawMessage
+	chunks *chunkSet
+	frame  []byte // set with chunks
+}
+
+// splitBody decides where h.Body is stored.
+func splitBody(h *engine.Head) (*releaseBody, error) {
+	raw, err := codec.Decompress(h.Body)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) <= InlineReleaseBytes && json.Valid(raw) && len(raw) > 0 && raw[0] == '{' {
+		return &releaseBody{inline: raw}, nil
+	}
+	// A fresh id per write: an Update never overwrites the chunks the
+	// current record is read from.
+	id := make([]byte, 4)
+	rand.Read(id)
+	return &releaseBody{
+		frame: h.Body,
+		chunks: &chunkSet{ID: hex.EncodeToString(id), Count: len(codec.Chunks(h.Body, ChunkBytes)),
+			Size: int64(len(h.Body)), Digest: codec.Sum(h.Body).String()},
+	}, nil
+}
+
+// newReleaseObject returns the Release object for h. A pending one holds
+// only what identifies it and what a cleanup after a crash needs (its
+// parts and chunked record); the rest comes with the commit
+// (commitPatch), so the object first written is small.
+func newReleaseObject(h *engine.Head, body *releaseBody, pending bool) *releaseObject {
+	obj := &releaseObject{
+		TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
+		ObjectMeta: metav1.ObjectMeta{Name: releaseObjectName(h.Key), Namespace: h.Namespace},
+		Spec: releaseSpec{
+			Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
+			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
+			Parts:         partRefs{Chart: h.Chart.String(), Values: h.Values.String(), Manifest: h.Manifest.String()},
+			ReleaseChunks: body.chunks,
+		},
+	}
+	if pending {
+		obj.Labels = map[string]string{labelPending: "true", engine.LabelOwner: h.Owner}
+		return obj
+	}
+	obj.Labels = releaseLabels(h, false)
+	obj.Spec.ChartName, obj.Spec.ChartVersion, obj.Spec.AppVersion = h.ChartName, h.ChartVersion, h.AppVersion
+	if h.ChartName != "" {
+		obj.Spec.Chart = h.ChartName + "-" + h.ChartVersion
+	}
+	obj.Spec.Release = body.inline
+	return obj
+}
+
+// commitPatch turns the pending Release created from h (at resourceVersion
+// rv) into the committed one: a JSON merge patch that adds the labels and
+// the rest of the spec and drops the pending label, if the Release is
+// still at rv.
+func commitPatch(h *engine.Head, body *releaseBody, rv string) map[string]any {
+	full := newReleaseObject(h, body, false)
+	labels := map[string]any{labelPending: nil}
+	for k, v := range full.Labels {
+		labels[k] = v
+	}
+	spec := map[string]any{
+		"chart": full.Spec.Chart, "chartName": full.Spec.ChartName, "chartVersion": full.Spec.ChartVersion, "appVersion": full.Spec.AppVersion,
+	}
+	if full.Spec.Release != nil {
+		spec["release"] = full.Spec.Release
+	}
+	return map[string]any{
+		"metadata": map[string]any{"resourceVersion": rv, "labels": labels},
+		"spec":     spec,
+	}
+}
+
+// refsOf returns the parts obj references.
+func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
+	var h engine.Head
+	h.Namespace = obj.Namespace
+	var err error
+	for _, p := range []struct {
+		s string
+		d *codec.Digest
+	}{{obj.Spec.Parts.Chart, &h.Chart}, {obj.Spec.Parts.Values, &h.Values}, {obj.Spec.Parts.Manifest, &h.Manifest}} {
+		if *p.d, err = codec.ParseDigest(p.s); err != nil {
+			return nil, fmt.Errorf("Release %s in namespace %s: %w: %v", obj.Name, obj.Namespace, codec.ErrCorrupt, err)
+		}
+	}
+	return h.Parts(), nil
+}
+
+func isPending(m *metav1.ObjectMeta) bool { _, ok := m.Labels[labelPending]; return ok }
+
+func decodeRelease(raw []byte) (*releaseObject, error) {
+	var obj releaseObject
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, fmt.Errorf("%w: Release object: %v", codec.ErrCorrupt, err)
+	}
+	return &obj, nil
+}
+
+// headOf returns the head stored in obj, without its body when the body is
+// in chunks (loadBody fetches it).
+func headOf(obj *releaseObject) (*engine.Head, error) {
+	s := &obj.Spec
+	h := &engine.Head{
+		Namespace: obj.Namespace, Key: s.Key, Name: s.Name, Version: s.Version, Status: s.Status, Owner: s.Owner,
+		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt,
+		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
+		Labels: map[string]string{},
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("Release %s in namespace %s: %w: %s", obj.Name, obj.Namespace, codec.ErrCorrupt, fmt.Sprintf(format, a...))
+	}
+	if s.Key == "" || releaseObjectName(s.Key) != obj.Name {
+		return nil, bad("spec.key %q does not match the object's name", s.Key)
+	}
+	for k, v := range obj.Labels {
+		if !engine.IsSystemLabel(k) && !strings.HasPrefix(k, reservedPrefix) {
+			h.Labels[k] = v
+		}
+	}
+	var err error
+	for _, p := range []struct {
+		s string
+		d *codec.Digest
+	}{{s.Parts.Chart, &h.Chart}, {s.Parts.Values, &h.Values}, {s.Parts.Manifest, &h.Manifest}} {
+		if *p.d, err = codec.ParseDigest(p.s); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	switch {
+	case len(s.Release) > 0:
+		h.Body = codec.Compress(s.Release)
+	case s.ReleaseChunks == nil:
+		return nil, bad("no release record")
+	}
+	return h, nil
+}
+
+// loadBody fetches the chunked body of h, stored as obj describes.
+func (b *backend) loadBody(ctx context.Context, obj *releaseObject, h *engine.Head) error {
+	cs := obj.Spec.ReleaseChunks
+	if cs == nil || h.Body != nil {
+		return nil
+	}
+	names := make([]string, cs.Count)
+	for i := range names {
+		names[i] = releaseChunkName(obj.UID, cs.ID, i)
+	}
+	frame, err := b.readChunks(ctx, obj.Namespace, names)
+	if err != nil {
+		return err
+	}
+	if frame == nil || codec.Sum(frame).String() != cs.Digest {
+		return fmt.Errorf("release %q in namespace %q: %w: its record's chunks are missing or do not match their digest", h.Key, h.Namespace, codec.ErrCorrupt)
+	}
+	h.Body = frame
+	return nil
+}
+
+// Heads returns the committed heads matching q, using label selectors for
+// every field that is a label.
+func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, error) {
+	var raws []json.RawMessage
+	if q.Key != "" && q.Namespace != "" {
+		raw, err := b.c.get(ctx, resReleases, q.Namespace, releaseObjectName(q.Key))
+		if objectMissing(err, resReleases, releaseObjectName(q.Key)) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		raws = append(raws, raw)
+	} else {
+		sel, ok := selector(q)
+		if !ok {
+			return nil, nil
+		}
+		opts := metav1.ListOptions{LabelSelector: sel}
+		if q.Key != "" {
+			opts.FieldSelector = "metadata.name=" + releaseObjectName(q.Key)
+		}
+		var err error
+		if raws, err = b.c.list(ctx, resReleases, q.Namespace, opts); err != nil {
+			return nil, err
+		}
+	}
+	var out []*engine.Head
+	for _, raw := range raws {
+		h, err := b.decodeHead(ctx, raw, q)
+		if err != nil {
+			if q.Key != "" || !errors.Is(err, codec.ErrCorrupt) {
+				return nil, err
+			}
+			// As the engine does with a release whose parts cannot be
+			// read: one damaged object must not break every list.
+			b.log("helmstore crsplit: skipping a Release object that cannot be decoded: %v", err)
+			continue
+		}
+		if h != nil {
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, c := out[i], out[j]
+		if a.Namespace != c.Namespace {
+			return a.Namespace < c.Namespace
+		}
+		if a.Name != c.Name {
+			return a.Name < c.Name
+		}
+		return a.Version < c.Version
+	})
+	return out, nil
+}
+
+// decodeHead returns the head stored in raw, or nil if it is pending or
+// does not match q.
+func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*engine.Head, error) {
+	obj, err := decodeRelease(raw)
+	if err != nil || isPending(&obj.ObjectMeta) {
+		return nil, err
+	}
+	h, err := headOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	if !matches(h, q) {
+		return nil, nil
+	}
+	b.seen.saw(obj)
+	if err := b.loadBody(ctx, obj, h); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// selector returns the label selector for q. ok is false when no Release
+// can match (a label key no Release can carry).
+func selector(q engine.Query) (sel string, ok bool) {
+	parts := []string{"!" + labelPending}
+	add := func(k, v string) { parts = append(parts, k+"="+v) }
+	if q.Name != "" && len(validation.IsValidLabelValue(q.Name)) == 0 {
+		add(engine.LabelName, q.Name)
+	}
+	if q.Status != "" {
+		if len(validation.IsValidLabelValue(q.Status)) > 0 {
+			return "", false
+		}
+		add(engine.LabelStatus, q.Status)
+	}
+	if q.Version != nil {
+		add(engine.LabelVersion, strconv.Itoa(*q.Version))
+	}
+	if q.CreatedAt != nil {
+		add(engine.LabelCreatedAt, strconv.FormatInt(*q.CreatedAt, 10))
+	}
+	if q.ModifiedAt != nil {
+		add(engine.LabelModifiedAt, strconv.FormatInt(*q.ModifiedAt, 10))
+	}
+	keys := make([]string, 0, len(q.Labels))
+	for k := range q.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := q.Labels[k]
+		if len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0 || strings.HasPrefix(k, reservedPrefix) {
+			return "", false
+		}
+		add(k, v)
+	}
+	return strings.Join(parts, ","), true
+}
+
+// matches checks q against h; the label selector already did most of it,
+// this covers what labels cannot (long names) and guards the rest.
+func matches(h *engine.Head, q engine.Query) bool {
+	switch {
+	case q.Namespace != "" && h.Namespace != q.Namespace,
+		q.Key != "" && h.Key != q.Key,
+		q.Name != "" && h.Name != q.Name,
+		q.Status != "" && h.Status != q.Status,
+		q.Version != nil && h.Version != *q.Version,
+		q.CreatedAt != nil && h.CreatedAt != *q.CreatedAt,
+		q.ModifiedAt != nil && h.ModifiedAt != *q.ModifiedAt:
+		return false
+	}
+	for k, v := range q.Labels {
+		if w, ok := h.Labels[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// getCommitted returns the committed Release stored under key, or
+// driver.ErrReleaseNotFound.
+func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObject, error) {
+	name := releaseObjectName(key)
+	raw, err := b.c.get(ctx, resReleases, ns, name)
+	if objectMissing(err, resReleases, name) {
+		return nil, driver.ErrReleaseNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	obj, err := decodeRelease(raw)
+	if err != nil {
+		return nil, err
+	}
+	if isPending(&obj.ObjectMeta) || obj.Spec.Key != key {
+		return nil, driver.ErrReleaseNotFound
+	}
+	return obj, nil
+}

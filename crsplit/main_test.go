@@ -1,0 +1,122 @@
+package crsplit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// TestMain builds (or finds) the Kubernetes binaries before the test timer
+// starts, and stops the shared API server after the tests.
+func TestMain(m *testing.M) {
+	if _, err := testenv.KubeBinaries(); err != nil {
+		fmt.Fprintf(os.Stderr, "crsplit tests: no Kubernetes binaries: %v\n", err)
+	}
+	code := m.Run()
+	testenv.StopKube()
+	os.Exit(code)
+}
+
+var crds struct {
+	once sync.Once
+	err  error
+}
+
+// cluster returns the package's API server with the CRDs installed.
+func cluster(t testing.TB) *testenv.KubeServer {
+	t.Helper()
+	k := testenv.Kube(t)
+	crds.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		crds.err = InstallCRDs(ctx, k.Config(testenv.KubeAdmin))
+	})
+	if crds.err != nil {
+		t.Fatalf("install CRDs: %v", crds.err)
+	}
+	return k
+}
+
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func kubeClient(t testing.TB, k *testenv.KubeServer, user string) kubernetes.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(k.Config(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// ensureNamespace creates namespace ns if it does not exist.
+func ensureNamespace(t testing.TB, k *testenv.KubeServer, ns string) {
+	t.Helper()
+	_, err := kubeClient(t, k, testenv.KubeAdmin).CoreV1().Namespaces().Create(ctxT(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// newNamespace creates a namespace no other test uses.
+func newNamespace(t testing.TB, k *testenv.KubeServer) string {
+	t.Helper()
+	ns := testenv.UniqueName("hs-")
+	ensureNamespace(t, k, ns)
+	return ns
+}
+
+// openAs opens a store as user, scoped to ns, and returns its backend too.
+func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...driver.Option) (driver.Store, *backend) {
+	t.Helper()
+	s, err := Open(ctxT(t), k.Config(user), append([]driver.Option{driver.WithLog(t.Logf)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.Namespace(ns), engine.BackendOf(s).(*backend)
+}
+
+// rawObjects returns every object of res in ns, as stored (JSON).
+func rawObjects(t testing.TB, b *backend, res, ns string) []json.RawMessage {
+	t.Helper()
+	raws, err := b.c.list(ctxT(t), res, ns, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raws
+}
+
+// count returns the number of objects of res in ns.
+func count(t testing.TB, b *backend, res, ns string) int {
+	t.Helper()
+	return len(rawObjects(t, b, res, ns))
+}
+
+// meta decodes the metadata of a raw object.
+func meta(t testing.TB, raw json.RawMessage) metav1.ObjectMeta {
+	t.Helper()
+	var o struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o.Metadata
+}

@@ -1,0 +1,104 @@
+package crsplit
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/engine"
+)
+
+// DriverName is the HELM_DRIVER name crsplit registers.
+const DriverName = "crsplit"
+
+func init() { driver.Register(DriverName, open) }
+
+// open is the driver.Opener: the cluster is the one cfg.RESTClientGetter
+// points at (Helm's kubeconfig, context and namespace flags), and a
+// non-empty connection string names a kubeconfig context to use instead of
+// the current one.
+func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+	rc, err := restConfig(cfg.RESTClientGetter, cfg.ConnectionString)
+	if err != nil {
+		return nil, err
+	}
+	return newStore(ctx, rc, cfg)
+}
+
+// Open returns a crsplit Store on the cluster rc points at, scoped to
+// driver.DefaultNamespace (use Namespace for others). It checks that the
+// cluster serves the helmstore.io resources (ErrCRDsNotInstalled if not).
+// driver.Open(ctx, "crsplit", "", driver.WithRESTClientGetter(g)) does the
+// same from a RESTClientGetter.
+func Open(ctx context.Context, rc *rest.Config, opts ...driver.Option) (driver.Store, error) {
+	cfg := &driver.Config{Name: DriverName, CacheBytes: driver.DefaultCacheBytes}
+	for _, o := range opts {
+		o(cfg)
+	}
+	return newStore(ctx, rc, cfg)
+}
+
+func newStore(ctx context.Context, rc *rest.Config, cfg *driver.Config) (driver.Store, error) {
+	if cfg.Log == nil {
+		cfg.Log = func(string, ...interface{}) {}
+	}
+	c, err := newClient(rc)
+	if err != nil {
+		return nil, err
+	}
+	have, err := c.resources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, r := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
+		if !have[r] {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, fmt.Errorf("%w: missing %s", ErrCRDsNotInstalled, strings.Join(missing, ", "))
+	}
+	return engine.New(newBackend(c, cfg.Log), cfg), nil
+}
+
+// restConfig returns the client configuration of getter, or of the default
+// kubeconfig loading rules (KUBECONFIG, ~/.kube/config, in-cluster) when
+// getter is nil; context, when set, replaces the current context.
+func restConfig(getter genericclioptions.RESTClientGetter, context string) (*rest.Config, error) {
+	if getter == nil {
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
+		rc, err := cc.ClientConfig()
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes client configuration: %w", err)
+		}
+		return rc, nil
+	}
+	if context == "" {
+		rc, err := getter.ToRESTConfig()
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes client configuration: %w", err)
+		}
+		return rc, nil
+	}
+	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	if _, ok := raw.Contexts[context]; !ok {
+		return nil, fmt.Errorf("kubeconfig has no context %q (the crsplit connection string names a context)", context)
+	}
+	rc, err := clientcmd.NewNonInteractiveClientConfig(raw, context, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client configuration for context %q: %w", context, err)
+	}
+	return rc, nil
+}

@@ -1,0 +1,105 @@
+package crsplit
+
+import (
+	"encoding/json"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Group and Version of the helmstore custom resources.
+const (
+	Group   = "helmstore.io"
+	Version = "v1"
+)
+
+const apiVersion = Group + "/" + Version
+
+// Resource names (plurals) of the custom resources.
+const (
+	resReleases  = "releases"
+	resCharts    = "charts"
+	resValues    = "values"
+	resManifests = "manifests"
+	resChunks    = "chunks"
+)
+
+// releaseObject is a Release: one stored revision (the engine's head).
+type releaseObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              releaseSpec `json:"spec"`
+}
+
+type releaseSpec struct {
+	Key          string   `json:"key"`
+	Name         string   `json:"name"`
+	Version      int      `json:"version"`
+	Status       string   `json:"status"`
+	Owner        string   `json:"owner"`
+	CreatedAt    int64    `json:"createdAt,omitempty"`
+	ModifiedAt   int64    `json:"modifiedAt,omitempty"`
+	Chart        string   `json:"chart,omitempty"`
+	ChartName    string   `json:"chartName,omitempty"`
+	ChartVersion string   `json:"chartVersion,omitempty"`
+	AppVersion   string   `json:"appVersion,omitempty"`
+	Parts        partRefs `json:"parts"`
+	// Release is the head body's JSON (the release without chart, values
+	// and manifest), stored as a structured object so kubectl shows it.
+	Release json.RawMessage `json:"release,omitempty"`
+	// ReleaseChunks is set instead of Release when the body is too large
+	// for one object: its compressed frame is in Chunk objects.
+	ReleaseChunks *chunkSet `json:"releaseChunks,omitempty"`
+}
+
+type partRefs struct {
+	Chart    string `json:"chart,omitempty"`
+	Values   string `json:"values,omitempty"`
+	Manifest string `json:"manifest,omitempty"`
+}
+
+// chunkSet names the Chunk objects <owner uid>-<ID>-<index> holding a
+// release body frame of Size bytes whose SHA-256 is Digest.
+type chunkSet struct {
+	ID     string `json:"id"`
+	Count  int    `json:"count"`
+	Size   int64  `json:"size"`
+	Digest string `json:"digest"`
+}
+
+// partObject is a Chart, Values or Manifest: one content-addressed part,
+// named by its digest and owned by every Release that references it.
+type partObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              partSpec `json:"spec"`
+}
+
+type partSpec struct {
+	Digest      string `json:"digest"`
+	Size        int64  `json:"size"`
+	StoredSize  int64  `json:"storedSize"`
+	FrameDigest string `json:"frameDigest,omitempty"`
+	Chunks      int    `json:"chunks,omitempty"`
+	Complete    bool   `json:"complete"`
+	Data        []byte `json:"data,omitempty"`
+}
+
+// chunkObject is a Chunk: one piece of a frame too large for one object,
+// owned by the part or release the frame belongs to.
+type chunkObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              chunkSpec `json:"spec"`
+}
+
+type chunkSpec struct {
+	Of    string `json:"of,omitempty"`
+	Index int    `json:"index"`
+	Data  []byte `json:"data"`
+}
+
+// objectList is any list response; items are decoded lazily.
+type objectList struct {
+	metav1.ListMeta `json:"metadata"`
+	Items           []json.RawMessage `json:"items"`
+}

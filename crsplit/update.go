@@ -1,0 +1,121 @@
+package crsplit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/engine"
+)
+
+// Update replaces the Release stored under h.Key with optimistic
+// concurrency: it writes with the resourceVersion at which this store last
+// read or wrote the Release (reading it first if it has not seen it),
+// after storing the parts the release newly references (owned by it
+// before it references them). If another writer changed the Release since,
+// the write fails with ErrConflict and nothing is overwritten: Helm updates
+// a release it has just read, so the check covers its whole
+// read-modify-write. Parts the Release no longer references lose it as an
+// owner afterwards, and are deleted when no other Release owns them.
+func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
+	if err := checkCustomLabels(h.Labels); err != nil {
+		return err
+	}
+	old, ok := b.seen.get(h.Namespace, h.Key)
+	if !ok {
+		var err error
+		if old, err = b.getCommitted(ctx, h.Namespace, h.Key); err != nil {
+			return err
+		}
+	}
+	oldRefs, err := refsOf(old)
+	if err != nil {
+		return err
+	}
+	h.CreatedAt = old.Spec.CreatedAt
+	body, err := splitBody(h)
+	if err != nil {
+		return err
+	}
+	was := map[codec.Digest]bool{}
+	for _, r := range oldRefs {
+		was[r.Digest] = true
+	}
+	var added []*codec.Part
+	for _, p := range referenced(h, parts) {
+		if !was[p.Digest] {
+			added = append(added, p)
+		}
+	}
+	if missing := missingParts(h, parts); len(missing) > 0 {
+		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
+	}
+	if err := b.writeReferenced(ctx, h, added, old, body); err != nil {
+		return err
+	}
+	if b.hooks.beforePut != nil {
+		if err := b.hooks.beforePut(h); err != nil {
+			return err
+		}
+	}
+	obj := newReleaseObject(h, body, false)
+	obj.UID, obj.ResourceVersion = old.UID, old.ResourceVersion
+	raw, err := b.c.update(ctx, resReleases, h.Namespace, obj.Name, obj)
+	switch {
+	case objectMissing(err, resReleases, obj.Name):
+		b.seen.forget(h.Namespace, h.Key)
+		return driver.ErrReleaseNotFound
+	case errors.Is(err, ErrConflict):
+		b.seen.forget(h.Namespace, h.Key)
+		return fmt.Errorf("%w (read at resourceVersion %s): %v", ErrConflict, old.ResourceVersion, err)
+	case err != nil:
+		return err
+	}
+	updated, err := decodeRelease(raw)
+	if err != nil {
+		return err
+	}
+	b.seen.saw(updated)
+	return b.dropUnreferenced(ctx, old, updated)
+}
+
+// dropUnreferenced cleans up what old referenced and updated does not: its
+// parts (the Release stops owning them) and an old chunked body.
+func (b *backend) dropUnreferenced(ctx context.Context, old, updated *releaseObject) error {
+	oldRefs, err := refsOf(old)
+	if err != nil {
+		return err
+	}
+	newRefs, err := refsOf(updated)
+	if err != nil {
+		return err
+	}
+	now := map[codec.Digest]bool{}
+	for _, r := range newRefs {
+		now[r.Digest] = true
+	}
+	var gone []engine.PartRef
+	for _, r := range oldRefs {
+		if !now[r.Digest] {
+			gone = append(gone, r)
+		}
+	}
+	var chunks []string
+	if cs := old.Spec.ReleaseChunks; cs != nil && (updated.Spec.ReleaseChunks == nil || updated.Spec.ReleaseChunks.ID != cs.ID) {
+		for i := 0; i < cs.Count; i++ {
+			chunks = append(chunks, releaseChunkName(old.UID, cs.ID, i))
+		}
+	}
+	err = parallel(ctx, len(gone)+1, func(ctx context.Context, i int) error {
+		if i == len(gone) {
+			return b.deleteChunks(ctx, old.Namespace, chunks)
+		}
+		return b.cleanupPart(ctx, old.Namespace, gone[i].Kind, gone[i].Digest, old.UID)
+	})
+	if err != nil {
+		return fmt.Errorf("release updated, but what it no longer references could not be cleaned up: %w", err)
+	}
+	return nil
+}

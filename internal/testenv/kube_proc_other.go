@@ -1,0 +1,22 @@
+//go:build !linux
+
+package testenv
+
+import (
+	"os"
+	"os/exec"
+)
+
+// detach is a no-op outside Linux: stop servers with KubeServer.Stop.
+func detach(cmd *exec.Cmd) {}
+
+// terminate asks cmd to stop, or kills it when kill.
+func terminate(cmd *exec.Cmd, kill bool) {
+	if kill || cmd.Process.Signal(os.Interrupt) != nil {
+		cmd.Process.Kill()
+	}
+}
+
+// processAlive is conservative outside Linux: it never calls a directory
+// stale.
+func processAlive(pid int) bool { return true }

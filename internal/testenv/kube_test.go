@@ -1,0 +1,81 @@
+package testenv
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// TestKubeBinaries builds (or finds) the Kubernetes binaries. `make test`
+// runs it first, with a long timeout, so the build is not charged to the
+// crsplit tests.
+func TestKubeBinaries(t *testing.T) {
+	dir, err := KubeBinaries()
+	if err != nil {
+		Unavailable(t, "kube-apiserver binaries", err)
+	}
+	if !haveKubeBinaries(dir) {
+		t.Fatalf("KubeBinaries returned %s, which lacks the binaries", dir)
+	}
+	if os.Getenv(KubeBinDirEnv) == "" && !strings.HasPrefix(filepath.Base(dir), "kube-") {
+		t.Fatalf("cache directory %s is not keyed by the tools module", dir)
+	}
+}
+
+func TestKubeServer(t *testing.T) {
+	k, err := StartKube()
+	if err != nil {
+		Unavailable(t, "kube-apiserver", err)
+	}
+	defer func() {
+		k.Stop()
+		if _, err := os.Stat(k.Dir()); !os.IsNotExist(err) {
+			t.Errorf("Stop left %s behind", k.Dir())
+		}
+	}()
+	rc, err := rest.HTTPClientFor(k.Config(KubeAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(user, path string) int {
+		req, _ := http.NewRequestWithContext(context.Background(), "GET", k.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+k.tokens[user])
+		resp, err := rc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if path == "/version" {
+			var v struct{ GitVersion string }
+			json.NewDecoder(resp.Body).Decode(&v)
+			if !strings.HasPrefix(v.GitVersion, "v1.") {
+				t.Errorf("server reports version %q, want the tools/kube version", v.GitVersion)
+			}
+		}
+		return resp.StatusCode
+	}
+	if c := get(KubeAdmin, "/api/v1/namespaces/kube-system"); c != 200 {
+		t.Fatalf("admin: status %d", c)
+	}
+	if c := get("alice", "/api/v1/namespaces/kube-system"); c != http.StatusForbidden {
+		t.Fatalf("alice reading a namespace: status %d, want 403 (RBAC must be on)", c)
+	}
+	get(KubeAdmin, "/version")
+	// The kubeconfig names every user.
+	g := k.Getter("bob", "x")
+	cfg, err := g.ToRESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BearerToken != k.tokens["bob"] {
+		t.Fatal("kubeconfig context bob does not use bob's token")
+	}
+	_ = time.Second
+}
