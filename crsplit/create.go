@@ -122,7 +122,7 @@ func (b *backend) stale(obj *releaseObject) bool {
 // seen, which ensurePart will create.
 func precompute(h *engine.Head, parts []*codec.Part, known *knownParts) {
 	for _, p := range referenced(h, parts) {
-		if len(p.Raw) <= createFirstBytes && !known.has(h.Namespace, p.Digest) {
+		if p.Size <= createFirstBytes && !known.has(h.Namespace, p.Digest) {
 			p.Frame()
 		}
 	}

@@ -155,7 +155,7 @@ func partChunkNames(obj *partObject) []string {
 // created first.
 func (b *backend) ensurePart(ctx context.Context, ns string, p *codec.Part, owner metav1.OwnerReference) error {
 	res, name := partResource(p.Kind), p.Digest.String()
-	create := !b.known.has(ns, p.Digest) && len(p.Raw) <= createFirstBytes
+	create := !b.known.has(ns, p.Digest) && p.Size <= createFirstBytes
 	for attempt := 0; attempt < 10; attempt++ {
 		if create {
 			err := b.createPart(ctx, ns, p, owner)
@@ -239,7 +239,7 @@ func (b *backend) createPart(ctx context.Context, ns string, p *codec.Part, owne
 	obj := &partObject{
 		TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: partKind(p.Kind)},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, OwnerReferences: []metav1.OwnerReference{owner}},
-		Spec:       partSpec{Digest: name, Size: int64(len(p.Raw)), StoredSize: int64(len(frame))},
+		Spec:       partSpec{Digest: name, Size: int64(p.Size), StoredSize: int64(len(frame))},
 	}
 	if len(frame) <= InlinePartBytes {
 		obj.Spec.Data, obj.Spec.Complete = frame, true

@@ -314,7 +314,7 @@ func (b *backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts 
 	var args []any
 	for _, p := range parts {
 		vals = append(vals, "(?,?,?,?,1)")
-		args = append(args, ns, p.Digest.String(), p.Kind.String(), len(p.Raw))
+		args = append(args, ns, p.Digest.String(), p.Kind.String(), p.Size)
 	}
 	insert := "INSERT INTO helmstore_parts (namespace, digest, kind, raw_size, refs) VALUES " + strings.Join(vals, ",")
 	var rows *stdsql.Rows

@@ -94,6 +94,56 @@ func testConcurrency(t *testing.T, h Harness) {
 			sameRelease(t, "after concurrent upgrades", n, want)
 		}
 	})
+	t.Run("ReadsDuringDeletes", func(t *testing.T) {
+		// Readers racing deletes see each release whole or not at all:
+		// never an error about its parts.
+		s := h.open(t)
+		const n = 20
+		for v := 1; v <= n; v++ {
+			mustCreate(t, s, rel("app", "default", v, release.StatusSuperseded))
+		}
+		done := make(chan struct{})
+		errs := make(chan error, 1)
+		go func() {
+			defer close(done)
+			for v := 1; v <= n; v++ {
+				if _, err := s.Delete(key("app", v)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+		for reading := true; reading; {
+			select {
+			case <-done:
+				reading = false
+			default:
+			}
+			for v := 1; v <= n; v++ {
+				r, err := s.Get(key("app", v))
+				if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+					t.Fatalf("get during deletes: %v", err)
+				}
+				if err == nil && (r.Chart == nil || r.Config == nil || r.Manifest == "") {
+					t.Fatalf("get during deletes returned a partial release %s", brief(r))
+				}
+			}
+			rs, err := s.List(func(*release.Release) bool { return true })
+			if err != nil {
+				t.Fatalf("list during deletes: %v", err)
+			}
+			for _, r := range rs {
+				if r == nil || r.Chart == nil || r.Manifest == "" {
+					t.Fatal("list during deletes returned a partial release")
+				}
+			}
+		}
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		default:
+		}
+	})
 	t.Run("DeleteWhileReusing", func(t *testing.T) {
 		// One writer keeps creating and deleting a release while another
 		// keeps creating releases that share its chart and reading them

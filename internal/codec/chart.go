@@ -56,8 +56,11 @@ func fileHeaders(fs []*chart.File) []*fileHeader {
 	return out
 }
 
-// encodeChart returns the canonical bytes of c.
-func encodeChart(c *chart.Chart) ([]byte, error) {
+// encodeChart returns the canonical bytes of c as pieces to be read in
+// order: the prefix and header, then the blobs, which are c's own slices (not
+// copied). Most upgrades store a chart that is already stored, so its bytes
+// are only hashed, never assembled.
+func encodeChart(c *chart.Chart) ([][]byte, error) {
 	var h chartHeader
 	var err error
 	if h.Metadata, err = json.Marshal(c.Metadata); err != nil {
@@ -78,28 +81,19 @@ func encodeChart(c *chart.Chart) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart header: %w", err)
 	}
-	size := 2 + binary.MaxVarintLen64 + len(header) + len(values) + len(c.Schema)
+	prefix := make([]byte, 0, 2+binary.MaxVarintLen64+len(header))
+	prefix = append(prefix, byte(KindChart), chartVersion)
+	prefix = binary.AppendUvarint(prefix, uint64(len(header)))
+	prefix = append(prefix, header...)
+	pieces := [][]byte{prefix, values, c.Schema}
 	for _, fs := range [][]*chart.File{c.Templates, c.Files} {
 		for _, f := range fs {
 			if f != nil {
-				size += len(f.Data)
+				pieces = append(pieces, f.Data)
 			}
 		}
 	}
-	out := make([]byte, 0, size)
-	out = append(out, byte(KindChart), chartVersion)
-	out = binary.AppendUvarint(out, uint64(len(header)))
-	out = append(out, header...)
-	out = append(out, values...)
-	out = append(out, c.Schema...)
-	for _, fs := range [][]*chart.File{c.Templates, c.Files} {
-		for _, f := range fs {
-			if f != nil {
-				out = append(out, f.Data...)
-			}
-		}
-	}
-	return out, nil
+	return pieces, nil
 }
 
 // ChartPart is a decoded, immutable chart part. Chart builds a fresh

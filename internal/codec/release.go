@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -12,22 +13,51 @@ import (
 // Part is one content-addressed piece of a release, ready to store.
 type Part struct {
 	Kind   Kind
-	Digest Digest
-	Raw    []byte // canonical bytes; Digest is their SHA-256
+	Digest Digest // SHA-256 of the canonical bytes
+	Size   int    // length of the canonical bytes
 
-	once  sync.Once
-	frame []byte
+	pieces    [][]byte // the canonical bytes, in pieces
+	rawOnce   sync.Once
+	raw       []byte
+	frameOnce sync.Once
+	frame     []byte
 }
 
 // NewPart wraps canonical bytes as a part.
-func NewPart(kind Kind, raw []byte) *Part {
-	return &Part{Kind: kind, Digest: Sum(raw), Raw: raw}
+func NewPart(kind Kind, raw []byte) *Part { return newPart(kind, [][]byte{raw}) }
+
+func newPart(kind Kind, pieces [][]byte) *Part {
+	h := sha256.New()
+	n := 0
+	for _, b := range pieces {
+		h.Write(b)
+		n += len(b)
+	}
+	p := &Part{Kind: kind, Size: n, pieces: pieces}
+	h.Sum(p.Digest[:0])
+	return p
+}
+
+// Raw returns the canonical bytes (assembled on first use).
+func (p *Part) Raw() []byte {
+	p.rawOnce.Do(func() {
+		if len(p.pieces) == 1 {
+			p.raw = p.pieces[0]
+			return
+		}
+		p.raw = make([]byte, 0, p.Size)
+		for _, b := range p.pieces {
+			p.raw = append(p.raw, b...)
+		}
+	})
+	return p.raw
 }
 
 // Frame returns the part as stored (compressed). It is computed on first use,
-// so a store that already holds the part never pays for compression.
+// so a store that already holds the part never pays for compression (nor,
+// for a chart, for assembling its bytes).
 func (p *Part) Frame() []byte {
-	p.once.Do(func() { p.frame = Compress(p.Raw) })
+	p.frameOnce.Do(func() { p.frame = Compress(p.Raw()) })
 	return p.frame
 }
 
@@ -93,11 +123,11 @@ func SplitRelease(rls *release.Release) (*Split, error) {
 	}
 	s := &Split{Body: Compress(body)}
 	if rls.Chart != nil {
-		raw, err := encodeChart(rls.Chart)
+		pieces, err := encodeChart(rls.Chart)
 		if err != nil {
 			return nil, err
 		}
-		s.Chart = NewPart(KindChart, raw)
+		s.Chart = newPart(KindChart, pieces)
 	}
 	// Helm's JSON drops empty values (omitempty), so they round-trip as nil.
 	if len(rls.Config) > 0 {

@@ -85,19 +85,26 @@ func (v *view) Get(key string) (*release.Release, error) {
 	if _, _, err := ParseKey(key); err != nil {
 		return nil, v.fail("get", v.ns, key, err)
 	}
-	h, err := v.find(ctx, key)
-	if err != nil {
-		return nil, v.fail("get", v.ns, key, err)
-	}
-	parts, err := v.e.load(ctx, []*Head{h})
-	if err != nil {
+	for attempt := 0; ; attempt++ {
+		h, err := v.find(ctx, key)
+		if err != nil {
+			return nil, v.fail("get", v.ns, key, err)
+		}
+		parts, err := v.e.load(ctx, []*Head{h})
+		if err != nil {
+			return nil, v.fail("get", h.Namespace, key, err)
+		}
+		rls, err := v.e.assemble(h, parts, h.Labels)
+		if err == nil {
+			return rls, nil
+		}
+		// Head and parts are two reads: a Delete or Update in between
+		// can remove parts the head we read still names. Read again.
+		if errors.Is(err, ErrPartMissing) && attempt < 3 {
+			continue
+		}
 		return nil, v.fail("get", h.Namespace, key, err)
 	}
-	rls, err := v.e.assemble(h, parts, h.Labels)
-	if err != nil {
-		return nil, v.fail("get", h.Namespace, key, err)
-	}
-	return rls, nil
 }
 
 // find returns the head stored under key in the view's namespace, or in the
@@ -416,7 +423,9 @@ func (e *Engine) partProblem(h *Head, k codec.Kind, d codec.Digest) error {
 }
 
 // assembleAll loads and builds the releases of hs with all labels, in
-// parallel. A release that cannot be built is logged and left nil.
+// parallel. A release whose parts went missing because it was deleted or
+// updated meanwhile is read again (or dropped, if gone); one that cannot be
+// built is logged and left nil, as Helm's drivers skip undecodable releases.
 func (e *Engine) assembleAll(ctx context.Context, hs []*Head) ([]*release.Release, error) {
 	parts, err := e.load(ctx, hs)
 	if err != nil {
@@ -428,11 +437,40 @@ func (e *Engine) assembleAll(ctx context.Context, hs []*Head) ([]*release.Releas
 		out[i], errs[i] = e.assemble(hs[i], parts, allLabels(hs[i]))
 	})
 	for i, err := range errs {
-		if err != nil {
-			e.cfg.Log("helmstore: skipping release %q in namespace %q that cannot be decoded: %v", hs[i].Key, hs[i].Namespace, err)
+		if err == nil {
+			continue
 		}
+		if errors.Is(err, ErrPartMissing) {
+			rls, gone, err := e.reread(ctx, hs[i])
+			if err != nil {
+				return nil, err
+			}
+			if rls != nil || gone { // updated, or deleted, while we read it
+				out[i] = rls
+				continue
+			}
+		}
+		e.cfg.Log("helmstore: skipping release %q in namespace %q that cannot be decoded: %v", hs[i].Key, hs[i].Namespace, errs[i])
 	}
 	return out, nil
+}
+
+// reread reads the head of h again and builds its release. gone reports
+// that the release no longer exists; a nil release with gone false means it
+// still cannot be built.
+func (e *Engine) reread(ctx context.Context, h *Head) (rls *release.Release, gone bool, err error) {
+	hs, err := e.backend.Heads(ctx, Query{Namespace: h.Namespace, Key: h.Key})
+	if err != nil || len(hs) == 0 {
+		return nil, len(hs) == 0, err
+	}
+	parts, err := e.load(ctx, hs)
+	if err != nil {
+		return nil, false, err
+	}
+	if rls, err = e.assemble(hs[0], parts, allLabels(hs[0])); err != nil {
+		return nil, false, nil
+	}
+	return rls, false, nil
 }
 
 // parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.

@@ -80,7 +80,10 @@ func allLabels(h *Head) map[string]string {
 // canonical integer), so the backend need not be asked.
 func buildQuery(ns string, labels map[string]string) (q Query, ok bool, err error) {
 	q.Namespace = ns
-	for _, v := range labels {
+	for k, v := range labels {
+		if IsSystemLabel(k) {
+			continue // checked by what they mean below (names may be longer than a label value)
+		}
 		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
 			return q, false, fmt.Errorf("invalid label value: %q: %s", v, strings.Join(errs, "; "))
 		}

@@ -1,0 +1,143 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/engine"
+	_ "github.com/helmstore/helmstore/sql"
+)
+
+// racing runs interfere once, right after the next Heads call returns: a
+// write by someone else between the engine's read of a head and of its parts.
+type racing struct {
+	engine.Backend
+	mu        sync.Mutex
+	interfere func()
+}
+
+func (r *racing) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, error) {
+	hs, err := r.Backend.Heads(ctx, q)
+	r.mu.Lock()
+	f := r.interfere
+	r.interfere = nil
+	r.mu.Unlock()
+	if f != nil {
+		f()
+	}
+	return hs, err
+}
+
+func rel(name string, v int, greeting string) *release.Release {
+	return &release.Release{Name: name, Namespace: "default", Version: v,
+		Chart:  &chart.Chart{Metadata: &chart.Metadata{Name: "c", Version: "1"}},
+		Config: map[string]interface{}{"greeting": greeting}, Manifest: "m: " + greeting,
+		Info: &release.Info{Status: release.StatusDeployed}}
+}
+
+func setup(t *testing.T) (plain driver.Store, racy driver.Store, r *racing, logs *[]string) {
+	t.Helper()
+	base, err := driver.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "h.db"), driver.WithCacheBytes(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { base.Close() })
+	r = &racing{Backend: engine.BackendOf(base)}
+	logs = new([]string)
+	var mu sync.Mutex
+	cfg := &driver.Config{Name: "racing", Log: func(f string, v ...interface{}) { mu.Lock(); *logs = append(*logs, f); mu.Unlock() }}
+	return base, engine.New(r, cfg), r, logs
+}
+
+func TestGetRacingDeleteIsNotFound(t *testing.T) {
+	plain, racy, r, _ := setup(t)
+	k := engine.MakeKey("app", 1)
+	if err := plain.Create(k, rel("app", 1, "a")); err != nil {
+		t.Fatal(err)
+	}
+	r.interfere = func() { plain.Delete(k) }
+	_, err := racy.Get(k)
+	if !errors.Is(err, driver.ErrReleaseNotFound) {
+		t.Fatalf("get of a release deleted between head and parts: %v, want ErrReleaseNotFound", err)
+	}
+}
+
+func TestGetRacingUpdateReturnsTheUpdate(t *testing.T) {
+	plain, racy, r, _ := setup(t)
+	k := engine.MakeKey("app", 1)
+	if err := plain.Create(k, rel("app", 1, "old")); err != nil {
+		t.Fatal(err)
+	}
+	r.interfere = func() {
+		if err := plain.Update(k, rel("app", 1, "new")); err != nil {
+			t.Error(err)
+		}
+	}
+	got, err := racy.Get(k)
+	if err != nil || got.Config["greeting"] != "new" {
+		t.Fatalf("get racing an update that replaced the parts: %v, %v", err, got)
+	}
+}
+
+func TestListRacingDeleteSkipsQuietly(t *testing.T) {
+	plain, racy, r, logs := setup(t)
+	for _, n := range []string{"a", "b", "c"} {
+		if err := plain.Create(engine.MakeKey(n, 1), rel(n, 1, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.interfere = func() { plain.Delete(engine.MakeKey("b", 1)) }
+	rs, err := racy.List(func(*release.Release) bool { return true })
+	if err != nil || len(rs) != 2 || rs[0].Name != "a" || rs[1].Name != "c" {
+		t.Fatalf("list racing a delete: %d releases, %v", len(rs), err)
+	}
+	if len(*logs) != 0 {
+		t.Fatalf("a release deleted meanwhile was logged as undecodable: %q", *logs)
+	}
+}
+
+func TestListLogsAndSkipsCorruption(t *testing.T) {
+	plain, racy, r, logs := setup(t)
+	for _, n := range []string{"a", "b"} {
+		if err := plain.Create(engine.MakeKey(n, 1), rel(n, 1, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A part that stays missing (not a race) is reported, not hidden.
+	r.Backend = &missingPart{Backend: r.Backend, kind: codec.KindValues, of: "b"}
+	rs, err := racy.List(func(*release.Release) bool { return true })
+	if err != nil || len(rs) != 1 || rs[0].Name != "a" {
+		t.Fatalf("list with a damaged release: %d, %v", len(rs), err)
+	}
+	if len(*logs) != 1 || !strings.Contains((*logs)[0], "cannot be decoded") {
+		t.Fatalf("the damaged release was not logged: %q", *logs)
+	}
+	if _, err := racy.Get(engine.MakeKey("b", 1)); !errors.Is(err, engine.ErrPartMissing) || errors.Is(err, driver.ErrReleaseNotFound) {
+		t.Fatalf("get of a release whose part is missing: %v", err)
+	}
+}
+
+// missingPart hides the part of one kind of one release's heads.
+type missingPart struct {
+	engine.Backend
+	kind codec.Kind
+	of   string
+}
+
+func (m *missingPart) Parts(ctx context.Context, refs []engine.PartRef) (map[codec.Digest][]byte, error) {
+	hs, _ := m.Backend.Heads(ctx, engine.Query{Name: m.of})
+	out, err := m.Backend.Parts(ctx, refs)
+	for _, h := range hs {
+		delete(out, h.Digest(m.kind))
+	}
+	return out, err
+}
