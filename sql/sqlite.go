@@ -17,6 +17,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/filelock"
 )
 
 func sqliteCode(err error) int {
@@ -98,7 +99,7 @@ func openSQLite(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 		if memory {
 			return nil, func() {}, nil
 		}
-		unlock, err := lockFile(ctx, path+".migrate-lock")
+		unlock, err := filelock.Lock(ctx, path+".migrate-lock")
 		return nil, unlock, err
 	}
 	b, err := newBackend(ctx, db, &d)

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/helmstore/helmstore/internal/filelock"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +67,7 @@ func KubeBinaries() (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
 	defer cancel()
-	unlock, err := lockFile(ctx, dir+".lock")
+	unlock, err := filelock.Lock(ctx, dir+".lock")
 	if err != nil {
 		return "", fmt.Errorf("waiting for another process building the Kubernetes binaries: %w", err)
 	}

@@ -1,6 +1,8 @@
 //go:build unix
 
-package testenv
+// Package filelock takes exclusive advisory locks on files, so that two
+// processes do not migrate one database or build one binary at once.
+package filelock
 
 import (
 	"context"
@@ -9,9 +11,9 @@ import (
 	"time"
 )
 
-// lockFile takes an exclusive advisory lock on path (created if needed),
+// Lock takes an exclusive advisory lock on path (created if needed),
 // waiting until ctx is done.
-func lockFile(ctx context.Context, path string) (func(), error) {
+func Lock(ctx context.Context, path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
@@ -29,7 +31,7 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		case <-ctx.Done():
 			f.Close()
 			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
