@@ -282,26 +282,8 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 		if err := b.insertLabels(ctx, tx, h); err != nil {
 			return err
 		}
-		return b.refParts(ctx, tx, h.Namespace, referenced(h, parts))
+		return b.refParts(ctx, tx, h.Namespace, h.Referenced(parts))
 	})
-}
-
-// referenced returns the parts h references, sorted by digest (a fixed lock
-// order, so concurrent writers sharing parts cannot deadlock each other).
-func referenced(h *engine.Head, parts []*codec.Part) []*codec.Part {
-	want := map[codec.Digest]bool{}
-	for _, r := range h.Parts() {
-		want[r.Digest] = true
-	}
-	var out []*codec.Part
-	for _, p := range parts {
-		if want[p.Digest] {
-			out = append(out, p)
-			delete(want, p.Digest)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Digest.String() < out[j].Digest.String() })
-	return out
 }
 
 // refParts adds one reference to each part in ns, inserting the parts that
@@ -467,7 +449,7 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 		}
 		added, removed := diffParts(old, h)
 		var add []*codec.Part
-		for _, p := range referenced(h, parts) {
+		for _, p := range h.Referenced(parts) {
 			if added[p.Digest] {
 				add = append(add, p)
 			}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"sort"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
@@ -38,6 +40,25 @@ func (h *Head) Parts() []PartRef {
 			out = append(out, PartRef{Namespace: h.Namespace, Digest: d, Kind: k})
 		}
 	}
+	return out
+}
+
+// Referenced returns, from parts, those h references, one per digest, sorted
+// by digest: a fixed order in which to lock or write them, so concurrent
+// writers sharing parts cannot deadlock each other.
+func (h *Head) Referenced(parts []*codec.Part) []*codec.Part {
+	want := map[codec.Digest]bool{}
+	for _, r := range h.Parts() {
+		want[r.Digest] = true
+	}
+	var out []*codec.Part
+	for _, p := range parts {
+		if want[p.Digest] {
+			out = append(out, p)
+			delete(want, p.Digest)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].Digest[:], out[j].Digest[:]) < 0 })
 	return out
 }
 
