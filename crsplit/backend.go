@@ -21,10 +21,10 @@ const (
 	// that adding or removing an owner (a write of the whole object) stays
 	// cheap for the large parts that are shared the most.
 	InlinePartBytes = 64 << 10
-	// InlineReleaseBytes is the largest release record (head body JSON)
-	// kept as a structured object in its Release; larger records are
-	// stored compressed in Chunk objects.
-	InlineReleaseBytes = 512 << 10
+	// InlineReleaseBytes is the largest release record frame (the
+	// compressed head body) kept in its Release, about 512 KiB in base64;
+	// larger frames are stored in Chunk objects.
+	InlineReleaseBytes = 384 << 10
 )
 
 // PendingTimeout is how old a Release still marked pending must be before

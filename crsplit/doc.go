@@ -24,12 +24,18 @@
 //   - Release, one per revision, named by Helm's key
 //     (sh.helm.release.v1.<name>.v<version>, as Helm names its Secrets). Its
 //     spec holds the head: name, version, status, owner, timestamps, chart
-//     summary, the release record without chart, values and manifest (info,
-//     hooks: a structured object kubectl shows) and the digests of its
-//     parts. Its labels are Helm's system labels (name, owner, status,
-//     version, createdAt, modifiedAt, as on Helm's Secrets) and the
-//     release's custom labels, so every query is a label selector answered
-//     by the API server. Printer columns show it like helm list.
+//     summary, the record's description and last deployment time, the
+//     digests of its parts, and the release record without chart, values
+//     and manifest (info, hooks) as one opaque field, its compressed frame
+//     (base64 in JSON). Opaque, because a structured record costs the API
+//     server per-field work (decoding, pruning, validation, managed-field
+//     tracking) on every write and read, and about twice the bytes. Its
+//     labels are Helm's system labels (name, owner, status, version,
+//     createdAt, modifiedAt, as on Helm's Secrets) and the release's custom
+//     labels, so every query is a label selector answered by the API server.
+//     Printer columns show it like helm list (and, with -o wide, like helm
+//     history). Releases written by earlier versions, with the record as a
+//     structured object (spec.release), are still read.
 //   - Chart, Values and Manifest, one per distinct part in the namespace,
 //     named by the SHA-256 of the part's canonical bytes. An upgrade that
 //     changes only values creates one Release and one Values object; the
@@ -49,8 +55,8 @@
 // verified against the part's digest. Keeping large frames out of the part
 // object keeps the part object small, and it is the part object that is
 // rewritten when a revision starts or stops using it. A release record
-// (info and hooks) larger than InlineReleaseBytes is stored compressed in
-// Chunk objects owned by its Release.
+// (info and hooks) whose frame is larger than InlineReleaseBytes is stored
+// in Chunk objects owned by its Release.
 //
 // # Writes, readers and garbage
 //

@@ -60,32 +60,44 @@ func releaseLabels(h *engine.Head, pending bool) map[string]string {
 	return l
 }
 
-// releaseBody is where a head's body goes: inline JSON, or a compressed
-// frame in chunks.
+// releaseBody is where a head's body goes: its frame inline, or in chunks;
+// and the record fields the printer columns show.
 type releaseBody struct {
-	inline json.RawMessage
-	chunks *chunkSet
-	frame  []byte // set with chunks
+	inline               []byte
+	chunks               *chunkSet
+	frame                []byte // set with chunks
+	updated, description string
 }
 
-// splitBody decides where h.Body is stored.
+// splitBody decides where h.Body (the record's compressed frame, stored as
+// it is) goes, and reads the fields the printer columns show from it.
 func splitBody(h *engine.Head) (*releaseBody, error) {
 	raw, err := codec.Decompress(h.Body)
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) <= InlineReleaseBytes && json.Valid(raw) && len(raw) > 0 && raw[0] == '{' {
-		return &releaseBody{inline: raw}, nil
+	var rec struct {
+		Info struct {
+			LastDeployed json.RawMessage `json:"last_deployed"`
+			Description  string          `json:"description"`
+		} `json:"info"`
+	}
+	// Only shown, not read back: a record without them shows nothing.
+	json.Unmarshal(raw, &rec)
+	body := &releaseBody{description: rec.Info.Description}
+	json.Unmarshal(rec.Info.LastDeployed, &body.updated)
+	if len(h.Body) <= InlineReleaseBytes {
+		body.inline = h.Body
+		return body, nil
 	}
 	// A fresh id per write: an Update never overwrites the chunks the
 	// current record is read from.
 	id := make([]byte, 4)
 	rand.Read(id)
-	return &releaseBody{
-		frame: h.Body,
-		chunks: &chunkSet{ID: hex.EncodeToString(id), Count: len(codec.Chunks(h.Body, ChunkBytes)),
-			Size: int64(len(h.Body)), Digest: codec.Sum(h.Body).String()},
-	}, nil
+	body.frame = h.Body
+	body.chunks = &chunkSet{ID: hex.EncodeToString(id), Count: len(codec.Chunks(h.Body, ChunkBytes)),
+		Size: int64(len(h.Body)), Digest: codec.Sum(h.Body).String()}
+	return body, nil
 }
 
 // newReleaseObject returns the Release object for h. A pending one holds
@@ -112,7 +124,8 @@ func newReleaseObject(h *engine.Head, body *releaseBody, pending bool) *releaseO
 	if h.ChartName != "" {
 		obj.Spec.Chart = h.ChartName + "-" + h.ChartVersion
 	}
-	obj.Spec.Release = body.inline
+	obj.Spec.Updated, obj.Spec.Description = body.updated, body.description
+	obj.Spec.Record = body.inline
 	return obj
 }
 
@@ -128,9 +141,10 @@ func commitPatch(h *engine.Head, body *releaseBody, rv string) map[string]any {
 	}
 	spec := map[string]any{
 		"chart": full.Spec.Chart, "chartName": full.Spec.ChartName, "chartVersion": full.Spec.ChartVersion, "appVersion": full.Spec.AppVersion,
+		"updated": full.Spec.Updated, "description": full.Spec.Description,
 	}
-	if full.Spec.Release != nil {
-		spec["release"] = full.Spec.Release
+	if full.Spec.Record != nil {
+		spec["record"] = full.Spec.Record
 	}
 	return map[string]any{
 		"metadata": map[string]any{"resourceVersion": rv, "labels": labels},
@@ -195,6 +209,8 @@ func headOf(obj *releaseObject) (*engine.Head, error) {
 		}
 	}
 	switch {
+	case len(s.Record) > 0:
+		h.Body = s.Record
 	case len(s.Release) > 0:
 		h.Body = codec.Compress(s.Release)
 	case s.ReleaseChunks == nil:

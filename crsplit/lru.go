@@ -101,7 +101,7 @@ func (s *seenReleases) saw(obj *releaseObject) {
 	}
 	o := *obj
 	o.ManagedFields = nil
-	o.Spec.Release = nil
+	o.Spec.Release, o.Spec.Record = nil, nil
 	s.c.put(releaseKey{o.Namespace, o.Spec.Key}, &o)
 }
 

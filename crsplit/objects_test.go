@@ -138,8 +138,8 @@ func codecDigest(t testing.TB, r *release.Release, k codec.Kind) string {
 	return s.Digest(k).String()
 }
 
-// TestReleaseObject checks what kubectl sees: labels, spec, the structured
-// release record.
+// TestReleaseObject checks what kubectl sees: labels, spec (with the
+// record's description and last deployment time), the compressed record.
 func TestReleaseObject(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
@@ -173,11 +173,21 @@ func TestReleaseObject(t *testing.T) {
 		Info  struct{ Status, Description string }
 		Hooks []struct{ Name string }
 	}
-	if err := json.Unmarshal(obj.Spec.Release, &record); err != nil {
+	rec, err := codec.Decompress(obj.Spec.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(rec, &record); err != nil {
 		t.Fatal(err)
 	}
 	if record.Info.Status != "deployed" || len(record.Hooks) != 2 {
-		t.Fatalf("structured release record %+v", record)
+		t.Fatalf("release record %+v", record)
+	}
+	if obj.Spec.Description != record.Info.Description || obj.Spec.Description == "" || obj.Spec.Updated == "" {
+		t.Fatalf("spec description %q, updated %q: want the record's (%q)", obj.Spec.Description, obj.Spec.Updated, record.Info.Description)
+	}
+	if len(obj.Spec.Release) != 0 {
+		t.Fatal("the record is also stored as a structured object")
 	}
 	// Custom labels in the reserved prefix are refused with a clear error.
 	r2 := fixture.LargeRelease("web", ns, 4)

@@ -31,23 +31,33 @@ type releaseObject struct {
 }
 
 type releaseSpec struct {
-	Key          string   `json:"key"`
-	Name         string   `json:"name"`
-	Version      int      `json:"version"`
-	Status       string   `json:"status"`
-	Owner        string   `json:"owner"`
-	CreatedAt    int64    `json:"createdAt,omitempty"`
-	ModifiedAt   int64    `json:"modifiedAt,omitempty"`
-	Chart        string   `json:"chart,omitempty"`
-	ChartName    string   `json:"chartName,omitempty"`
-	ChartVersion string   `json:"chartVersion,omitempty"`
-	AppVersion   string   `json:"appVersion,omitempty"`
-	Parts        partRefs `json:"parts"`
-	// Release is the head body's JSON (the release without chart, values
-	// and manifest), stored as a structured object so kubectl shows it.
+	Key          string `json:"key"`
+	Name         string `json:"name"`
+	Version      int    `json:"version"`
+	Status       string `json:"status"`
+	Owner        string `json:"owner"`
+	CreatedAt    int64  `json:"createdAt,omitempty"`
+	ModifiedAt   int64  `json:"modifiedAt,omitempty"`
+	Chart        string `json:"chart,omitempty"`
+	ChartName    string `json:"chartName,omitempty"`
+	ChartVersion string `json:"chartVersion,omitempty"`
+	AppVersion   string `json:"appVersion,omitempty"`
+	// Updated and Description are the record's info.last_deployed and
+	// info.description, for the printer columns.
+	Updated     string   `json:"updated,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Parts       partRefs `json:"parts"`
+	// Record is the head body (the release without chart, values and
+	// manifest) as the engine stores it: its compressed frame, base64 in
+	// JSON. It is one opaque string rather than a structured object, so
+	// that the API server does not decode, prune, validate and track the
+	// fields of a deep object on every write and read of the Release.
+	Record []byte `json:"record,omitempty"`
+	// Release is the head body's JSON as a structured object, as Releases
+	// written by earlier versions hold it (read, never written).
 	Release json.RawMessage `json:"release,omitempty"`
-	// ReleaseChunks is set instead of Release when the body is too large
-	// for one object: its compressed frame is in Chunk objects.
+	// ReleaseChunks is set instead of Record when the frame is too large
+	// for one object: it is in Chunk objects.
 	ReleaseChunks *chunkSet `json:"releaseChunks,omitempty"`
 }
 
