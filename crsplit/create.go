@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -121,35 +120,19 @@ func (b *backend) stale(obj *releaseObject) bool {
 // precompute computes the frames of the small parts of h the store has not
 // seen, which ensurePart will create.
 func precompute(h *engine.Head, parts []*codec.Part, known *knownParts) {
-	for _, p := range referenced(h, parts) {
+	for _, p := range h.Referenced(parts) {
 		if p.Size <= createFirstBytes && !known.has(h.Namespace, p.Digest) {
 			p.Frame()
 		}
 	}
 }
 
-// referenced returns the parts h references, one per digest, sorted.
-func referenced(h *engine.Head, parts []*codec.Part) []*codec.Part {
-	want := map[codec.Digest]bool{}
-	for _, r := range h.Parts() {
-		want[r.Digest] = true
-	}
-	var out []*codec.Part
-	for _, p := range parts {
-		if want[p.Digest] {
-			out = append(out, p)
-			delete(want, p.Digest)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Digest.String() < out[j].Digest.String() })
-	return out
-}
 
 // writeReferenced stores the parts of h that are in parts (all of them on
 // Create, the new ones on Update) and h's chunked body, all owned by rel.
 func (b *backend) writeReferenced(ctx context.Context, h *engine.Head, parts []*codec.Part, rel *releaseObject, body *releaseBody) error {
 	owner := ownerRef("Release", &rel.ObjectMeta)
-	ps := referenced(h, parts)
+	ps := h.Referenced(parts)
 	n := len(ps)
 	if body.chunks != nil {
 		n++

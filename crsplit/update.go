@@ -44,7 +44,7 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 		was[r.Digest] = true
 	}
 	var added []*codec.Part
-	for _, p := range referenced(h, parts) {
+	for _, p := range h.Referenced(parts) {
 		if !was[p.Digest] {
 			added = append(added, p)
 		}
