@@ -68,6 +68,15 @@ func (c *client) get(ctx context.Context, res, ns, name string) ([]byte, error) 
 	return b, classify(err, "get", res, ns, name)
 }
 
+// getCached reads an object from the API server's watch cache (any
+// resourceVersion, no etcd read): possibly stale, so only for content that
+// never changes once written, and digest-checked by the caller; a miss is
+// retried with get.
+func (c *client) getCached(ctx context.Context, res, ns, name string) ([]byte, error) {
+	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).Param("resourceVersion", "0").Do(ctx))
+	return b, classify(err, "get", res, ns, name)
+}
+
 // getMeta returns only the object's metadata.
 func (c *client) getMeta(ctx context.Context, res, ns, name string) (*metav1.PartialObjectMetadata, error) {
 	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).

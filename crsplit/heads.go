@@ -229,7 +229,12 @@ func (b *backend) loadBody(ctx context.Context, obj *releaseObject, h *engine.He
 	for i := range names {
 		names[i] = releaseChunkName(obj.UID, cs.ID, i)
 	}
-	frame, err := b.readChunks(ctx, obj.Namespace, names)
+	// Chunks are never changed once written (an Update writes new ones):
+	// the watch cache first, etcd if it does not hold them all yet.
+	frame, err := b.readChunks(ctx, obj.Namespace, names, true)
+	if err == nil && (frame == nil || codec.Sum(frame).String() != cs.Digest) {
+		frame, err = b.readChunks(ctx, obj.Namespace, names, false)
+	}
 	if err != nil {
 		return err
 	}

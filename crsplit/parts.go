@@ -44,9 +44,30 @@ func (b *backend) Parts(ctx context.Context, refs []engine.PartRef) (map[codec.D
 }
 
 // readPart returns the frame of one part, or nil if it is not stored.
+//
+// A part's bytes never change once complete, and the engine checks them
+// against the digest, so the part and its chunks are first read from the
+// API server's watch cache, which spares etcd reads and the decoding of
+// large objects. If the cache does not (yet) hold the part complete with
+// all its chunks, the part is read again from etcd before it counts as
+// missing.
 func (b *backend) readPart(ctx context.Context, ref engine.PartRef) ([]byte, error) {
+	frame, err := b.readPartFrom(ctx, ref, true)
+	if frame != nil || err != nil {
+		return frame, err
+	}
+	return b.readPartFrom(ctx, ref, false)
+}
+
+// readPartFrom reads one part from the watch cache (cached) or etcd; nil
+// if it is absent, incomplete or missing a chunk there.
+func (b *backend) readPartFrom(ctx context.Context, ref engine.PartRef, cached bool) ([]byte, error) {
+	get := b.c.get
+	if cached {
+		get = b.c.getCached
+	}
 	res, name := partResource(ref.Kind), ref.Digest.String()
-	raw, err := b.c.get(ctx, res, ref.Namespace, name)
+	raw, err := get(ctx, res, ref.Namespace, name)
 	if objectMissing(err, res, name) {
 		return nil, nil
 	}
@@ -68,16 +89,21 @@ func (b *backend) readPart(ctx context.Context, ref engine.PartRef) ([]byte, err
 	for i := range names {
 		names[i] = partChunkName(obj.UID, i)
 	}
-	return b.readChunks(ctx, ref.Namespace, names)
+	return b.readChunks(ctx, ref.Namespace, names, cached)
 }
 
-// readChunks reads and joins the named chunks; nil if any is missing.
-func (b *backend) readChunks(ctx context.Context, ns string, names []string) ([]byte, error) {
+// readChunks reads and joins the named chunks, from the watch cache when
+// cached; nil if any is missing.
+func (b *backend) readChunks(ctx context.Context, ns string, names []string, cached bool) ([]byte, error) {
+	get := b.c.get
+	if cached {
+		get = b.c.getCached
+	}
 	chunks := make([][]byte, len(names))
 	missing := false
 	var mu sync.Mutex
 	err := parallel(ctx, len(names), func(ctx context.Context, i int) error {
-		raw, err := b.c.get(ctx, resChunks, ns, names[i])
+		raw, err := get(ctx, resChunks, ns, names[i])
 		if objectMissing(err, resChunks, names[i]) {
 			mu.Lock()
 			missing = true
