@@ -127,7 +127,6 @@ func precompute(h *engine.Head, parts []*codec.Part, known *knownParts) {
 	}
 }
 
-
 // writeReferenced stores the parts of h that are in parts (all of them on
 // Create, the new ones on Update) and h's chunked body, all owned by rel.
 func (b *backend) writeReferenced(ctx context.Context, h *engine.Head, parts []*codec.Part, rel *releaseObject, body *releaseBody) error {
