@@ -3,7 +3,6 @@
 
 GO ?= go
 # Benchmarks are also run once each in `make test`, so they never rot.
-BENCHTIME ?= 2s
 BENCH ?= .
 
 .PHONY: test quickstart bench bench-smoke vet services
@@ -30,6 +29,8 @@ services:
 bench-smoke:
 	$(GO) test -count=1 -run '^$$' -bench '$(BENCH)' -benchtime 1x ./... >/dev/null
 
-## bench: the benchmarks behind the README table (our stores beside Helm's own drivers).
+## bench: the benchmarks behind the README tables (our stores beside Helm's own drivers),
+## six samples each for benchstat (go run golang.org/x/perf/cmd/benchstat@latest bench-*.txt).
 bench:
-	$(GO) test -count=1 -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) ./sql/ ./crsplit/
+	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 1s ./sql/ > bench-sql.txt; s=$$?; cat bench-sql.txt; exit $$s
+	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 30x ./crsplit/ > bench-crsplit.txt; s=$$?; cat bench-crsplit.txt; exit $$s
