@@ -171,11 +171,7 @@ func TestFailedCreateRollsBack(t *testing.T) {
 		t.Fatalf("create: %v", err)
 	}
 	b.hooks.afterParts = nil
-	for _, res := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
-		if n := count(t, b, res, ns); n != 0 {
-			t.Fatalf("%d %s left by a failed create", n, res)
-		}
-	}
+	assertNoObjects(t, b, ns, "left by a failed create")
 }
 
 // TestReadersNeverSeeMissingParts runs writers that create and delete

@@ -104,11 +104,7 @@ func TestCleanupLosesToConcurrentReuse(t *testing.T) {
 	if _, err := other.Delete(key("b", 1)); err != nil {
 		t.Fatal(err)
 	}
-	for _, res := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
-		if n := count(t, b, res, ns); n != 0 {
-			t.Fatalf("%d %s left after deleting both releases", n, res)
-		}
-	}
+	assertNoObjects(t, b, ns, "left after deleting both releases")
 }
 
 // TestUpdateAfterStaleRead: optimistic concurrency spans Helm's own

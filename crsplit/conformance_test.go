@@ -32,7 +32,7 @@ func TestConformance(t *testing.T) {
 func wipe(t testing.TB, b *backend) {
 	t.Helper()
 	ctx := ctxT(t)
-	for _, res := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
+	for _, res := range allResources {
 		raws := rawObjects(t, b, res, "")
 		nss := map[string]bool{}
 		for _, raw := range raws {

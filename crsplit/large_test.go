@@ -25,7 +25,7 @@ func checkObjectSizes(t *testing.T, b *backend, ns string) (map[string]int, int)
 	t.Helper()
 	counts := map[string]int{}
 	largest := 0
-	for _, res := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
+	for _, res := range allResources {
 		for name := range objectNames(t, b, res, ns) {
 			raw, err := b.c.get(ctxT(t), res, ns, name)
 			if err != nil {
@@ -116,11 +116,7 @@ func TestLargeRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, res := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
-		if n := count(t, b, res, ns); n != 0 {
-			t.Fatalf("%d %s left after deleting every release", n, res)
-		}
-	}
+	assertNoObjects(t, b, ns, "left after deleting every release")
 }
 
 // TestLargeReleaseRecord stores a release whose record (hooks) is too large

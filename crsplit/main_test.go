@@ -104,6 +104,19 @@ func rawObjects(t testing.TB, b *backend, res, ns string) []json.RawMessage {
 }
 
 // count returns the number of objects of res in ns.
+// allResources are the kinds the backend writes.
+var allResources = []string{resReleases, resCharts, resValues, resManifests, resChunks}
+
+// assertNoObjects fails t if any object of the backend's kinds is in ns.
+func assertNoObjects(t testing.TB, b *backend, ns, when string) {
+	t.Helper()
+	for _, res := range allResources {
+		if n := count(t, b, res, ns); n != 0 {
+			t.Fatalf("%d %s %s", n, res, when)
+		}
+	}
+}
+
 func count(t testing.TB, b *backend, res, ns string) int {
 	t.Helper()
 	return len(rawObjects(t, b, res, ns))

@@ -74,7 +74,7 @@ func TestValuesOnlyUpgradeReusesChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := map[string]map[string]string{}
-	for _, res := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
+	for _, res := range allResources {
 		before[res] = objectNames(t, b, res, ns)
 	}
 	if len(before[resCharts]) != 1 || len(before[resChunks]) == 0 {
@@ -87,7 +87,7 @@ func TestValuesOnlyUpgradeReusesChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := map[string]map[string]string{}
-	for _, res := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
+	for _, res := range allResources {
 		after[res] = objectNames(t, b, res, ns)
 	}
 	newObjects := map[string][]string{}
