@@ -99,6 +99,16 @@
 // change by anyone else since makes it fail with ErrConflict rather than
 // overwrite.
 //
+// # Reads
+//
+// Releases are read from etcd (a quorum read, as Helm's Secrets driver
+// reads). Part objects and chunks never change once complete and the
+// engine verifies every part against its digest, so they are read from the
+// API server's watch cache first (resourceVersion=0), which spares etcd a
+// read and the API server the decoding of a large object; what the cache
+// does not hold yet, or holds incomplete, is read again from etcd before it
+// counts as missing.
+//
 // # Limits
 //
 // A part gains an ownerReference (about 150 bytes) per revision that uses
