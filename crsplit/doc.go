@@ -101,7 +101,7 @@
 //
 // # Reads
 //
-// Releases are read from etcd (a quorum read, as Helm's Secrets driver
+// Releases are read consistently (the latest version, as Helm's Secrets driver
 // reads). Part objects and chunks never change once complete and the
 // engine verifies every part against its digest, so they are read from the
 // API server's watch cache first (resourceVersion=0), which spares etcd a
