@@ -1,0 +1,100 @@
+package crsplit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// cacheReads counts the GETs a store sends with resourceVersion=0 (reads
+// the API server answers from its watch cache) and, when lagging, answers
+// each of them itself with the NotFound a watch cache that has not yet
+// seen the object gives.
+type cacheReads struct {
+	lagging bool
+	mu      sync.Mutex
+	paths   []string
+}
+
+func (c *cacheReads) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		if req.Method != http.MethodGet || req.URL.Query().Get("resourceVersion") != "0" {
+			return rt.RoundTrip(req)
+		}
+		c.mu.Lock()
+		c.paths = append(c.paths, req.URL.Path)
+		c.mu.Unlock()
+		if !c.lagging {
+			return rt.RoundTrip(req)
+		}
+		parts := strings.Split(req.URL.Path, "/")
+		res, name := parts[len(parts)-2], parts[len(parts)-1]
+		body, _ := json.Marshal(metav1.Status{
+			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   metav1.StatusFailure, Reason: metav1.StatusReasonNotFound, Code: http.StatusNotFound,
+			Message: fmt.Sprintf("%s.%s %q not found", res, Group, name),
+			Details: &metav1.StatusDetails{Name: name, Group: Group, Kind: res},
+		})
+		return &http.Response{StatusCode: http.StatusNotFound, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(bytes.NewReader(body)), Request: req}, nil
+	})
+}
+
+func (c *cacheReads) count(res string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, p := range c.paths {
+		if strings.Contains(p, "/"+res+"/") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPartsReadFromWatchCache: a cold read of a release with a chunked
+// chart asks the watch cache for its parts and chunks (and nothing else),
+// and when the cache does not have them yet, reads them from etcd instead
+// of reporting them missing.
+func TestPartsReadFromWatchCache(t *testing.T) {
+	k := cluster(t)
+	ns := newNamespace(t, k)
+	want := fixture.LargeRelease("big", ns, 1)
+	writer, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	if err := writer.Create(key("big", 1), want); err != nil {
+		t.Fatal(err)
+	}
+	for _, lagging := range []bool{false, true} {
+		reads := &cacheReads{lagging: lagging}
+		cfg := k.Config(testenv.KubeAdmin)
+		cfg.Wrap(reads.wrap)
+		s, err := Open(ctxT(t), cfg, driver.WithCacheBytes(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		got, err := s.Namespace(ns).Get(key("big", 1))
+		if err != nil {
+			t.Fatalf("lagging cache %v: %v", lagging, err)
+		}
+		sameAsHelm(t, fmt.Sprintf("read with lagging cache %v", lagging), got, want)
+		// Lagging, the chart is read from etcd with its chunks.
+		if reads.count(resCharts) != 1 || reads.count(resValues) != 1 || reads.count(resManifests) != 1 || (reads.count(resChunks) == 0) != lagging {
+			t.Fatalf("lagging cache %v: cached reads %q, want the chart, values and manifest, and the chart's chunks unless lagging", lagging, reads.paths)
+		}
+		if n := reads.count(resReleases); n != 0 {
+			t.Fatalf("%d Release objects read from the watch cache: a Release can change, it must be read consistently", n)
+		}
+	}
+}
