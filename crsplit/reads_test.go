@@ -2,14 +2,18 @@ package crsplit
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/driver"
@@ -97,4 +101,93 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 			t.Fatalf("%d Release objects read from the watch cache: a Release can change, it must be read consistently", n)
 		}
 	}
+}
+
+// TestCorruptedParts: a chunk of the chart or a Values object whose bytes
+// were changed in the cluster makes Get fail with driver.ErrCorrupt naming
+// the release (not "not found", not a panic, not a wrong release), while
+// other releases stay readable. The watch cache may serve the old bytes for
+// a moment, so the read is retried until the change shows.
+func TestCorruptedParts(t *testing.T) {
+	k := cluster(t)
+	ns := newNamespace(t, k)
+	s, b := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
+	big := fixture.LargeRelease("big", ns, 1)
+	if err := s.Create(key("big", 1), big); err != nil {
+		t.Fatal(err)
+	}
+	small := smallVariant("small", ns, 1, 1, "small")
+	good := smallVariant("good", ns, 1, 2, "good")
+	for _, r := range []*release.Release{small, good} {
+		if err := s.Create(key(r.Name, 1), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := ctxT(t)
+	flip := func(res, name string, data func(obj map[string]any) map[string]any) {
+		t.Helper()
+		raw, err := b.c.get(ctx, res, ns, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			t.Fatal(err)
+		}
+		spec := data(obj)
+		stored, err := base64.StdEncoding.DecodeString(spec["data"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored[len(stored)/2] ^= 0x55
+		spec["data"] = base64.StdEncoding.EncodeToString(stored)
+		if _, err := b.c.update(ctx, res, ns, name, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := func(obj map[string]any) map[string]any { return obj["spec"].(map[string]any) }
+	corrupted := func(what, k string) {
+		t.Helper()
+		var err error
+		for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
+			if _, err = s.Get(k); err != nil {
+				break
+			}
+		}
+		t.Logf("%s: %v", what, err)
+		if !errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrReleaseNotFound) || !strings.Contains(err.Error(), k) {
+			t.Fatalf("%s: Get = %v; want driver.ErrCorrupt naming %s", what, err, k)
+		}
+		if got, err := s.Get(key("good", 1)); err != nil {
+			t.Fatalf("%s: another release: %v", what, err)
+		} else {
+			sameAsHelm(t, what+": another release", got, good)
+		}
+	}
+
+	chunks := objectNames(t, b, resChunks, ns)
+	if len(chunks) == 0 {
+		t.Fatal("the large release has no chunks")
+	}
+	for name := range chunks {
+		flip(resChunks, name, spec)
+		break
+	}
+	corrupted("a chart chunk changed", key("big", 1))
+
+	var values string
+	for name := range objectNames(t, b, resValues, ns) {
+		raw, err := b.c.get(ctx, resValues, ns, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(raw), key("small", 1)) {
+			values = name
+		}
+	}
+	if values == "" {
+		t.Fatal("no Values object owned by the small release")
+	}
+	flip(resValues, values, spec)
+	corrupted("a Values object changed", key("small", 1))
 }
