@@ -117,18 +117,27 @@ func SplitRelease(rls *release.Release) (*Split, error) {
 		info.Resources = nil
 		head.Info = &info
 	}
+	s := &Split{}
+	// The chart is most of the bytes (and its SHA-256 most of the time):
+	// hash it while the rest is encoded.
+	var chart *Part
+	var chartErr error
+	chartDone := make(chan struct{})
+	go func() {
+		defer close(chartDone)
+		if rls.Chart != nil {
+			var pieces [][]byte
+			if pieces, chartErr = encodeChart(rls.Chart); chartErr == nil {
+				chart = newPart(KindChart, pieces)
+			}
+		}
+	}()
+	defer func() { <-chartDone }()
 	body, err := json.Marshal(&head)
 	if err != nil {
 		return nil, fmt.Errorf("encode release: %w", err)
 	}
-	s := &Split{Body: Compress(body)}
-	if rls.Chart != nil {
-		pieces, err := encodeChart(rls.Chart)
-		if err != nil {
-			return nil, err
-		}
-		s.Chart = newPart(KindChart, pieces)
-	}
+	s.Body = Compress(body)
 	// Helm's JSON drops empty values (omitempty), so they round-trip as nil.
 	if len(rls.Config) > 0 {
 		v, err := json.Marshal(rls.Config)
@@ -154,6 +163,11 @@ func SplitRelease(rls *release.Release) (*Split, error) {
 		}
 		s.Manifest = NewPart(KindManifest, raw)
 	}
+	<-chartDone
+	if chartErr != nil {
+		return nil, chartErr
+	}
+	s.Chart = chart
 	return s, nil
 }
 
