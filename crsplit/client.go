@@ -68,11 +68,14 @@ func (c *client) get(ctx context.Context, res, ns, name string) ([]byte, error) 
 	return b, classify(err, "get", res, ns, name)
 }
 
-// getCached reads an object from the API server's watch cache (any
-// resourceVersion, no etcd read): possibly stale, so only for content that
-// never changes once written, and digest-checked by the caller; a miss is
-// retried with get.
-func (c *client) getCached(ctx context.Context, res, ns, name string) ([]byte, error) {
+// read is get, or, when cached, a read from the API server's watch cache
+// (resourceVersion=0: any version, no etcd read). A cached read may be
+// stale or miss a new object, so it is only for content that never changes
+// once written, digest-checked by the caller, with a miss read again by get.
+func (c *client) read(ctx context.Context, res, ns, name string, cached bool) ([]byte, error) {
+	if !cached {
+		return c.get(ctx, res, ns, name)
+	}
 	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).Param("resourceVersion", "0").Do(ctx))
 	return b, classify(err, "get", res, ns, name)
 }

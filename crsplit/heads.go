@@ -231,18 +231,17 @@ func (b *backend) loadBody(ctx context.Context, obj *releaseObject, h *engine.He
 	}
 	// Chunks are never changed once written (an Update writes new ones):
 	// the watch cache first, etcd if it does not hold them all yet.
-	frame, err := b.readChunks(ctx, obj.Namespace, names, true)
-	if err == nil && (frame == nil || codec.Sum(frame).String() != cs.Digest) {
-		frame, err = b.readChunks(ctx, obj.Namespace, names, false)
+	for _, cached := range []bool{true, false} {
+		frame, err := b.readChunks(ctx, obj.Namespace, names, cached)
+		if err != nil {
+			return err
+		}
+		if frame != nil && codec.Sum(frame).String() == cs.Digest {
+			h.Body = frame
+			return nil
+		}
 	}
-	if err != nil {
-		return err
-	}
-	if frame == nil || codec.Sum(frame).String() != cs.Digest {
-		return fmt.Errorf("release %q in namespace %q: %w: its record's chunks are missing or do not match their digest", h.Key, h.Namespace, codec.ErrCorrupt)
-	}
-	h.Body = frame
-	return nil
+	return fmt.Errorf("release %q in namespace %q: %w: its record's chunks are missing or do not match their digest", h.Key, h.Namespace, codec.ErrCorrupt)
 }
 
 // Heads returns the committed heads matching q, using label selectors for

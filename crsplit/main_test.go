@@ -103,10 +103,6 @@ func rawObjects(t testing.TB, b *backend, res, ns string) []json.RawMessage {
 	return raws
 }
 
-// count returns the number of objects of res in ns.
-// allResources are the kinds the backend writes.
-var allResources = []string{resReleases, resCharts, resValues, resManifests, resChunks}
-
 // assertNoObjects fails t if any object of the backend's kinds is in ns.
 func assertNoObjects(t testing.TB, b *backend, ns, when string) {
 	t.Helper()
@@ -117,6 +113,7 @@ func assertNoObjects(t testing.TB, b *backend, ns, when string) {
 	}
 }
 
+// count returns the number of objects of res in ns.
 func count(t testing.TB, b *backend, res, ns string) int {
 	t.Helper()
 	return len(rawObjects(t, b, res, ns))

@@ -57,7 +57,7 @@ func newStore(ctx context.Context, rc *rest.Config, cfg *driver.Config) (driver.
 		return nil, err
 	}
 	var missing []string
-	for _, r := range []string{resReleases, resCharts, resValues, resManifests, resChunks} {
+	for _, r := range allResources {
 		if !have[r] {
 			missing = append(missing, r)
 		}

@@ -62,12 +62,8 @@ func (b *backend) readPart(ctx context.Context, ref engine.PartRef) ([]byte, err
 // readPartFrom reads one part from the watch cache (cached) or etcd; nil
 // if it is absent, incomplete or missing a chunk there.
 func (b *backend) readPartFrom(ctx context.Context, ref engine.PartRef, cached bool) ([]byte, error) {
-	get := b.c.get
-	if cached {
-		get = b.c.getCached
-	}
 	res, name := partResource(ref.Kind), ref.Digest.String()
-	raw, err := get(ctx, res, ref.Namespace, name)
+	raw, err := b.c.read(ctx, res, ref.Namespace, name, cached)
 	if objectMissing(err, res, name) {
 		return nil, nil
 	}
@@ -95,15 +91,11 @@ func (b *backend) readPartFrom(ctx context.Context, ref engine.PartRef, cached b
 // readChunks reads and joins the named chunks, from the watch cache when
 // cached; nil if any is missing.
 func (b *backend) readChunks(ctx context.Context, ns string, names []string, cached bool) ([]byte, error) {
-	get := b.c.get
-	if cached {
-		get = b.c.getCached
-	}
 	chunks := make([][]byte, len(names))
 	missing := false
 	var mu sync.Mutex
 	err := parallel(ctx, len(names), func(ctx context.Context, i int) error {
-		raw, err := get(ctx, resChunks, ns, names[i])
+		raw, err := b.c.read(ctx, resChunks, ns, names[i], cached)
 		if objectMissing(err, resChunks, names[i]) {
 			mu.Lock()
 			missing = true

@@ -124,7 +124,7 @@ func TestCorruptedParts(t *testing.T) {
 		}
 	}
 	ctx := ctxT(t)
-	flip := func(res, name string, data func(obj map[string]any) map[string]any) {
+	flip := func(res, name string) {
 		t.Helper()
 		raw, err := b.c.get(ctx, res, ns, name)
 		if err != nil {
@@ -134,7 +134,7 @@ func TestCorruptedParts(t *testing.T) {
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			t.Fatal(err)
 		}
-		spec := data(obj)
+		spec := obj["spec"].(map[string]any)
 		stored, err := base64.StdEncoding.DecodeString(spec["data"].(string))
 		if err != nil {
 			t.Fatal(err)
@@ -145,7 +145,6 @@ func TestCorruptedParts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	spec := func(obj map[string]any) map[string]any { return obj["spec"].(map[string]any) }
 	corrupted := func(what, k string) {
 		t.Helper()
 		var err error
@@ -170,7 +169,7 @@ func TestCorruptedParts(t *testing.T) {
 		t.Fatal("the large release has no chunks")
 	}
 	for name := range chunks {
-		flip(resChunks, name, spec)
+		flip(resChunks, name)
 		break
 	}
 	corrupted("a chart chunk changed", key("big", 1))
@@ -188,6 +187,6 @@ func TestCorruptedParts(t *testing.T) {
 	if values == "" {
 		t.Fatal("no Values object owned by the small release")
 	}
-	flip(resValues, values, spec)
+	flip(resValues, values)
 	corrupted("a Values object changed", key("small", 1))
 }

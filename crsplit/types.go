@@ -23,6 +23,9 @@ const (
 	resChunks    = "chunks"
 )
 
+// allResources are the resources of every kind the backend writes.
+var allResources = []string{resReleases, resCharts, resValues, resManifests, resChunks}
+
 // releaseObject is a Release: one stored revision (the engine's head).
 type releaseObject struct {
 	metav1.TypeMeta   `json:",inline"`
