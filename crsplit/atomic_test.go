@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -32,8 +33,9 @@ func smallVariant(name, ns string, v, variant int, chartName string) *release.Re
 	return g.Release(name, ns, v, fixture.New(9).Chart(opts), g.Values(5), release.StatusDeployed, 500)
 }
 
-// TestPendingReleaseIsInvisible stops a Create after its parts are written
-// and before it commits, and checks what a reader sees meanwhile: nothing.
+// TestPendingReleaseIsInvisible stops a Create after its head is written
+// and before its Values part is, and checks what a reader sees meanwhile:
+// nothing.
 func TestPendingReleaseIsInvisible(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
@@ -41,24 +43,26 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	reader, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	proceed := make(chan struct{})
 	paused := make(chan struct{})
-	b.hooks.afterParts = func(h *engine.Head) error {
-		close(paused)
-		<-proceed
+	b.hooks.beforePart = func(p *codec.Part) error {
+		if p.Kind == codec.KindValues {
+			close(paused)
+			<-proceed
+		}
 		return nil
 	}
 	r := fixture.LargeRelease("app", ns, 1)
 	done := make(chan error)
 	go func() { done <- s.Create(key("app", 1), r) }()
 	<-paused
-
-	// The Release object exists (it holds the key) and its parts are stored...
-	if n := count(t, b, resReleases, ns); n != 1 {
-		t.Fatalf("%d Release objects while pending, want 1", n)
+	// The head is written (the Release is labelled pending=parts)...
+	waitUntil(t, "the head is written", func() bool {
+		raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
+		return err == nil && meta(t, raw).Labels[labelPending] == pendingParts
+	})
+	if n := count(t, b, resValues, ns); n != 0 {
+		t.Fatalf("%d Values objects while the Values part is held back", n)
 	}
-	if n := count(t, b, resCharts, ns) + count(t, b, resValues, ns) + count(t, b, resManifests, ns); n != 3 {
-		t.Fatalf("%d parts stored before commit, want 3", n)
-	}
-	// ...but no reader sees it.
+	// ...but no reader sees the release.
 	if _, err := reader.Get(key("app", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("get of a pending release: %v, want ErrReleaseNotFound", err)
 	}
@@ -79,6 +83,9 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	if err := reader.Update(key("app", 1), r); !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("update of a pending release: %v", err)
 	}
+	if _, err := reader.Delete(key("app", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+		t.Fatalf("delete of a pending release: %v", err)
+	}
 	close(proceed)
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -87,13 +94,84 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameAsHelm(t, "after commit", got, r)
+	sameAsHelm(t, "after create", got, r)
+	// The background commit removes the pending label.
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[labelPending] != "" {
+		t.Fatalf("labels after the commit: %v", l)
+	}
 }
 
-// TestCrashedCreateIsCollected simulates a writer killed between writing
-// parts and committing: readers never see the release, and the pending
-// Release with the parts only it owns is removed later, by a Create of the
-// same key or by any Delete in the namespace.
+// TestCompleteReleaseIsVisible stops a Create after everything is written,
+// before the commit: the release is whole, so readers see it, count it,
+// update and delete it, as they will after the commit.
+func TestCompleteReleaseIsVisible(t *testing.T) {
+	k := cluster(t)
+	ns := newNamespace(t, k)
+	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	proceed := make(chan struct{})
+	paused := make(chan struct{})
+	b.hooks.beforeCommit = func(*engine.Head) error {
+		close(paused)
+		<-proceed
+		return nil
+	}
+	r := fixture.LargeRelease("app", ns, 1)
+	done := make(chan error)
+	go func() { done <- s.Create(key("app", 1), r) }()
+	<-paused
+	raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
+	if err != nil || meta(t, raw).Labels[labelPending] != pendingParts {
+		t.Fatalf("Release before the commit: %v, %s", err, raw)
+	}
+	got, err := other.Get(key("app", 1))
+	if err != nil {
+		t.Fatalf("get of a complete, uncommitted release: %v", err)
+	}
+	sameAsHelm(t, "before the commit", got, r)
+	if rs, err := other.Query(map[string]string{"name": "app", "status": "deployed"}); err != nil || len(rs) != 1 {
+		t.Fatalf("query before the commit: %d, %v", len(rs), err)
+	}
+	if st, _ := other.Stats(ctxT(t)); st.Releases != 1 {
+		t.Fatalf("stats before the commit: %+v", st)
+	}
+	if err := other.Create(key("app", 1), r); !errors.Is(err, driver.ErrReleaseExists) {
+		t.Fatalf("create of a complete key: %v, want ErrReleaseExists", err)
+	}
+	// An Update by another client commits it; the writer's own commit,
+	// which comes later, loses quietly.
+	r.Info.Status = release.StatusSuperseded
+	if err := other.Update(key("app", 1), r); err != nil {
+		t.Fatalf("update before the commit: %v", err)
+	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Get(key("app", 1))
+	if err != nil || got.Info.Status != release.StatusSuperseded {
+		t.Fatalf("after the update and the writer's commit: %v, %v", got.Info.Status, err)
+	}
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[labelPending] != "" || l["status"] != "superseded" {
+		t.Fatalf("labels: %v", l)
+	}
+	// An Update racing the writer's own background commit is no conflict.
+	r2 := fixture.LargeRelease("app", ns, 2)
+	b.hooks.beforeCommit = nil
+	if err := s.Create(key("app", 2), r2); err != nil {
+		t.Fatal(err)
+	}
+	r2.Info.Status = release.StatusFailed
+	if err := other.Update(key("app", 2), r2); err != nil {
+		t.Fatalf("update racing the commit: %v", err)
+	}
+}
+
+// TestCrashedCreateIsCollected simulates a writer killed after reserving
+// the key and writing the parts, before writing the head: readers never
+// see the release, and the pending Release with the parts only it owns is
+// removed later, by a Create of the same key or by any Delete in the
+// namespace.
 func TestCrashedCreateIsCollected(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
@@ -103,8 +181,8 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 	crash := func(name string) {
-		b.hooks.afterParts = func(*engine.Head) error { return errCrash }
-		defer func() { b.hooks.afterParts = nil }()
+		b.hooks.beforeHead = func(*engine.Head) error { return errCrash }
+		defer func() { b.hooks.beforeHead = nil }()
 		// Same chart as "keep" (shared), its own values and manifest.
 		if err := s.Create(key(name, 1), smallVariant(name, ns, 1, 2, "shared")); !errors.Is(err, errCrash) {
 			t.Fatalf("crash: %v", err)
@@ -159,19 +237,22 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 	}
 }
 
-// TestFailedCreateRollsBack makes the commit step fail and checks nothing
-// is left behind.
+// TestFailedCreateRollsBack makes a Create fail before its head is written
+// and after everything is, and checks nothing is left behind.
 func TestFailedCreateRollsBack(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	b.hooks.afterParts = func(*engine.Head) error { return errors.New("injected failure") }
-	err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1))
-	if err == nil || !strings.Contains(err.Error(), "injected failure") || !strings.Contains(err.Error(), key("app", 1)) {
-		t.Fatalf("create: %v", err)
+	fail := func(*engine.Head) error { return errors.New("injected failure") }
+	for _, at := range []*func(*engine.Head) error{&b.hooks.beforeHead, &b.hooks.beforeCommit} {
+		*at = fail
+		err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1))
+		if err == nil || !strings.Contains(err.Error(), "injected failure") || !strings.Contains(err.Error(), key("app", 1)) {
+			t.Fatalf("create: %v", err)
+		}
+		*at = nil
+		assertNoObjects(t, b, ns, "left by a failed create")
 	}
-	b.hooks.afterParts = nil
-	assertNoObjects(t, b, ns, "left by a failed create")
 }
 
 // TestReadersNeverSeeMissingParts runs writers that create and delete

@@ -2,11 +2,13 @@ package crsplit
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/engine"
 )
 
@@ -37,9 +39,12 @@ const PendingTimeout = 10 * time.Minute
 const createFirstBytes = 1 << 20
 
 const (
-	// labelPending marks a Release whose parts are still being written.
-	// Readers never see such a Release.
+	// labelPending marks a Release being created: =true while reserved
+	// (readers never see it), =parts once its head is written (readers
+	// see it only when all its parts are stored and owned by it).
 	labelPending = "helmstore.io/pending"
+	pendingReserved = "true"
+	pendingParts    = "parts"
 	// reservedPrefix is the label prefix crsplit keeps for itself.
 	reservedPrefix = "helmstore.io/"
 	// workers bounds the requests one operation has in flight.
@@ -59,6 +64,8 @@ type backend struct {
 	known *knownParts
 	// seen remembers the Release objects last read or written.
 	seen *seenReleases
+	// commits tracks the commits running in the background.
+	commits *commits
 }
 
 var _ engine.Backend = (*backend)(nil)
@@ -67,7 +74,9 @@ var _ engine.Backend = (*backend)(nil)
 // A hook returning an error stops the operation there; errCrash stops it
 // without any cleanup, as a killed process would.
 type hooks struct {
-	afterParts func(h *engine.Head) error // Create: parts written, head not committed
+	beforeHead   func(h *engine.Head) error // Create: Release reserved, head not yet written
+	beforePart   func(p *codec.Part) error  // Create, Update: before storing part p
+	beforeCommit func(h *engine.Head) error // Create: head and parts written, not committed
 	beforePut  func(h *engine.Head) error // Update: head read, not yet written
 	// cleanupDecided: cleanupPart has read a part and decided; its write
 	// (delete or owner removal) comes next.
@@ -75,11 +84,68 @@ type hooks struct {
 }
 
 func newBackend(c *client, log func(string, ...interface{})) *backend {
-	return &backend{c: c, log: log, now: time.Now, pendingTimeout: PendingTimeout, known: newKnownParts(4096), seen: newSeenReleases(4096)}
+	return &backend{c: c, log: log, now: time.Now, pendingTimeout: PendingTimeout, known: newKnownParts(4096), seen: newSeenReleases(4096), commits: newCommits()}
 }
 
-// Close releases nothing: the REST client holds no resources that need it.
-func (b *backend) Close() error { return nil }
+// Close waits for the commits running in the background.
+func (b *backend) Close() error {
+	b.commits.waitAll()
+	return nil
+}
+
+// commits tracks background commits by release, so that an Update or Delete
+// of the release waits for its commit instead of racing it.
+type commits struct {
+	mu      sync.Mutex
+	running map[releaseKey]chan struct{}
+	n       int        // commits running
+	idle    *sync.Cond // signalled when n drops to 0
+}
+
+func newCommits() *commits {
+	c := &commits{running: map[releaseKey]chan struct{}{}}
+	c.idle = sync.NewCond(&c.mu)
+	return c
+}
+
+// start records a commit of ns/key and returns the function that ends it.
+func (c *commits) start(ns, key string) (done func()) {
+	k, ch := releaseKey{ns, key}, make(chan struct{})
+	c.mu.Lock()
+	c.running[k] = ch
+	c.n++
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		if c.running[k] == ch {
+			delete(c.running, k)
+		}
+		if c.n--; c.n == 0 {
+			c.idle.Broadcast()
+		}
+		c.mu.Unlock()
+		close(ch)
+	}
+}
+
+// waitAll returns once no commit is running.
+func (c *commits) waitAll() {
+	c.mu.Lock()
+	for c.n > 0 {
+		c.idle.Wait()
+	}
+	c.mu.Unlock()
+}
+
+// wait returns once no commit of ns/key is running.
+func (c *commits) wait(ns, key string) {
+	c.mu.Lock()
+	ch := c.running[releaseKey{ns, key}]
+	c.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
+}
 
 func ownerRef(kind string, m *metav1.ObjectMeta) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: m.Name, UID: m.UID}

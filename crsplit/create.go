@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -16,67 +18,189 @@ import (
 // errCrash, returned by a test hook, stops an operation with no cleanup.
 var errCrash = errors.New("simulated crash")
 
-// Create stores h in three steps, so that readers never see h before all
-// of its parts and the cluster's garbage collector never sees a part
-// without an owner:
-//
-//  1. create the Release, small and labelled pending: readers skip it, and
-//     it takes the key (a second Create of the key fails here, with
-//     ErrReleaseExists);
-//  2. make each part h references stored and owned by that Release (its UID
-//     exists now): new parts are created with the ownerReference, existing
-//     ones gain it;
-//  3. commit: add the labels and the release record and remove the pending
-//     label, with the resourceVersion of step 1 as precondition.
-//
-// If step 2 or 3 fails the Release is deleted again and its parts cleaned
-// up. A writer that dies between the steps leaves a pending Release that
-// owns the parts it wrote; it is removed, with them, once older than
-// PendingTimeout (by a later Create of the same key or any Delete in the
-// namespace).
+// Create stores h, as the engine's BeginCreate and finish do when h is
+// already encoded.
 func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
+	return b.BeginCreate(ctx, h)(parts, nil)
+}
+
+// BeginCreate starts the Create of h while the engine encodes it, and
+// returns the function that finishes it. A Create takes two round trips to
+// the API server, the first one while the release is being encoded:
+//
+//  1. create the Release reserved (labelled helmstore.io/pending=true, with
+//     only h's identity): readers skip it, and it takes the key (a second
+//     Create of the key fails here, with ErrReleaseExists);
+//  2. at once, with the UID the Release now has: store each part, owned by
+//     the Release (new parts are created with the ownerReference, existing
+//     ones gain it), and write the head into the Release (labels, part
+//     digests, release record), still labelled pending, now =parts.
+//
+// A Release labelled pending=parts is visible to readers only when every
+// part it references is stored, complete and owned by it, and its chunked
+// record (if any) is all there; readers check (visible). Since ownership
+// is only ever removed from a part when its owner is deleted, a release
+// that is complete stays so, and a reader never sees a Release whose parts
+// are missing. After Create returns, the Release is committed (the pending
+// label removed, with the resourceVersion as precondition) in the
+// background, so that readers need not check again; Update and Delete of
+// the key in this store wait for that, and Close waits for all of them.
+//
+// If step 2 fails the Release is deleted again and its parts cleaned up.
+// A writer that dies before step 2 is done leaves a pending Release that
+// owns what it wrote; once older than PendingTimeout it is removed, with
+// those parts, by a later Create of the same key or any Delete in the
+// namespace (and the garbage collector follows it), or committed if it
+// turns out complete. A Create that took longer than PendingTimeout/2
+// commits before returning, so that it cannot lose to such a cleanup.
+func (b *backend) BeginCreate(ctx context.Context, h *engine.Head) func([]*codec.Part, error) error {
+	start := time.Now()
 	if err := checkCustomLabels(h.Labels); err != nil {
-		return err
-	}
-	if missing := missingParts(h, parts); len(missing) > 0 {
-		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
-	}
-	body, err := splitBody(h)
-	if err != nil {
-		return err
-	}
-	obj := newReleaseObject(h, body, true)
-	// Compress the parts likely to be written while the Release is being
-	// created (Frame is computed once, on first use).
-	go precompute(h, parts, b.known)
-	created, err := b.createRelease(ctx, obj)
-	if err != nil {
-		return err
-	}
-	err = b.writeReferenced(ctx, h, parts, created, body)
-	if err == nil && b.hooks.afterParts != nil {
-		err = b.hooks.afterParts(h)
-	}
-	if err == nil {
-		patch := commitPatch(h, body, created.ResourceVersion)
-		var raw []byte
-		raw, err = b.c.patch(ctx, resReleases, h.Namespace, created.Name, types.MergePatchType, patch)
-		if isConflict(err) {
-			err = fmt.Errorf("%w: the pending release was changed or replaced before it was committed", ErrConflict)
+		return func(_ []*codec.Part, encodeErr error) error {
+			if encodeErr != nil {
+				return encodeErr
+			}
+			return err
 		}
-		if err == nil {
-			if committed, derr := decodeRelease(raw); derr == nil {
-				b.seen.saw(committed)
+	}
+	type reserved struct {
+		obj *releaseObject
+		err error
+	}
+	ch := make(chan reserved, 1)
+	go func() {
+		obj, err := b.createRelease(ctx, reservedObject(h))
+		ch <- reserved{obj, err}
+	}()
+	// Let the request go out before the engine takes the CPU to encode.
+	runtime.Gosched()
+	return func(parts []*codec.Part, encodeErr error) error {
+		var body *releaseBody
+		if encodeErr == nil {
+			// Compress the small new parts and prepare the head while
+			// the reservation is on its way (Frame is computed once, on
+			// first use).
+			go precompute(h, parts, b.known)
+			if missing := missingParts(h, parts); len(missing) > 0 {
+				encodeErr = fmt.Errorf("parts %v of the release were not given to the backend", missing)
+			} else {
+				body, encodeErr = splitBody(h)
 			}
 		}
+		r := <-ch
+		switch {
+		case r.err != nil && encodeErr != nil:
+			return encodeErr
+		case r.err != nil:
+			return r.err
+		case encodeErr != nil:
+			b.rollback(r.obj)
+			return encodeErr
+		}
+		return b.finishCreate(ctx, h, parts, body, r.obj, start)
+	}
+}
+
+// finishCreate is step 2 of a Create: parts and head, written at once into
+// the reserved Release rel; then the commit.
+func (b *backend) finishCreate(ctx context.Context, h *engine.Head, parts []*codec.Part, body *releaseBody, rel *releaseObject, start time.Time) error {
+	cur := rel // the latest version of the Release this writer knows
+	err := func() error {
+		writeHead := func(ctx context.Context) error {
+			if b.hooks.beforeHead != nil {
+				if err := b.hooks.beforeHead(h); err != nil {
+					return err
+				}
+			}
+			raw, err := b.c.patch(ctx, resReleases, h.Namespace, rel.Name, types.MergePatchType, headPatch(h, body, rel.ResourceVersion))
+			if isConflict(err) {
+				return fmt.Errorf("%w: the pending release was changed or replaced before its head was written", ErrConflict)
+			}
+			if err != nil {
+				return err
+			}
+			obj, err := decodeRelease(raw)
+			if err == nil {
+				cur = obj
+			}
+			return err
+		}
+		if body.chunks != nil {
+			// A chunked record: the head (which names the chunks) first,
+			// so that a crash leaves chunks a cleanup can find.
+			if err := writeHead(ctx); err != nil {
+				return err
+			}
+			return b.writeReferenced(ctx, h, parts, rel, body)
+		}
+		return parallel(ctx, 2, func(ctx context.Context, i int) error {
+			if i == 0 {
+				return writeHead(ctx)
+			}
+			return b.writeReferenced(ctx, h, parts, rel, body)
+		})
+	}()
+	if err == nil && b.hooks.beforeCommit != nil {
+		err = b.hooks.beforeCommit(h)
 	}
 	if err != nil {
 		if !errors.Is(err, errCrash) {
-			b.rollback(created)
+			b.rollback(cur)
 		}
 		return err
 	}
-	return nil
+	b.seen.saw(cur)
+	if time.Since(start) < b.pendingTimeout/2 {
+		b.commitLater(cur)
+		return nil
+	}
+	return b.commitNow(ctx, cur)
+}
+
+// commit removes the pending label from obj, if it is still at obj's
+// resourceVersion.
+func (b *backend) commit(ctx context.Context, obj *releaseObject) error {
+	patch := map[string]any{"metadata": map[string]any{"resourceVersion": obj.ResourceVersion, "labels": map[string]any{labelPending: nil}}}
+	raw, err := b.c.patch(ctx, resReleases, obj.Namespace, obj.Name, types.MergePatchType, patch)
+	if err != nil {
+		return err
+	}
+	committed, err := decodeRelease(raw)
+	if err == nil {
+		b.seen.saw(committed)
+	}
+	return err
+}
+
+// commitLater commits obj in the background. Losing to another write is
+// fine: an Update commits too, and a Delete needs no commit.
+func (b *backend) commitLater(obj *releaseObject) {
+	done := b.commits.start(obj.Namespace, obj.Spec.Key)
+	go func() {
+		defer done()
+		ctx, cancel := cleanupContext()
+		defer cancel()
+		err := b.commit(ctx, obj)
+		if err != nil && !isConflict(err) && !objectMissing(err, resReleases, obj.Name) {
+			b.log("helmstore crsplit: committing release %q in namespace %q (it is stored and readable; readers check its parts until it is committed): %v",
+				obj.Spec.Key, obj.Namespace, err)
+		}
+	}()
+}
+
+// commitNow commits obj before Create returns, for a Create so slow that a
+// cleanup of stale pending Releases could have removed it: then the
+// Create fails.
+func (b *backend) commitNow(ctx context.Context, obj *releaseObject) error {
+	err := b.commit(ctx, obj)
+	if err == nil || !isConflict(err) {
+		return err
+	}
+	cur, gerr := b.getCommitted(ctx, obj.Namespace, obj.Spec.Key)
+	if gerr == nil && cur.UID == obj.UID {
+		return nil // committed, or updated, by someone else
+	}
+	return fmt.Errorf("%w: the release was removed before it was committed (the create took longer than %s)", ErrConflict, b.pendingTimeout/2)
 }
 
 // createRelease creates obj, taking over a stale pending Release of the
@@ -104,6 +228,9 @@ func (b *backend) createRelease(ctx context.Context, obj *releaseObject) (*relea
 		if derr != nil || !b.stale(old) {
 			return nil, driver.ErrReleaseExists
 		}
+		if b.completeStale(ctx, old) {
+			return nil, driver.ErrReleaseExists
+		}
 		b.log("helmstore crsplit: removing release %q in namespace %q left pending since %s by a writer that did not finish",
 			old.Spec.Key, old.Namespace, old.CreationTimestamp.Time)
 		if err := b.removeRelease(ctx, old); err != nil {
@@ -115,6 +242,19 @@ func (b *backend) createRelease(ctx context.Context, obj *releaseObject) (*relea
 // stale reports whether obj is a pending Release older than pendingTimeout.
 func (b *backend) stale(obj *releaseObject) bool {
 	return isPending(&obj.ObjectMeta) && b.now().Sub(obj.CreationTimestamp.Time) > b.pendingTimeout
+}
+
+// completeStale commits a stale pending Release that is complete (its
+// writer died after step 2, before the commit) and reports whether it was.
+func (b *backend) completeStale(ctx context.Context, obj *releaseObject) bool {
+	ok, err := b.visible(ctx, obj)
+	if err != nil || !ok {
+		return false
+	}
+	if err := b.commit(ctx, obj); err != nil && !isConflict(err) {
+		b.log("helmstore crsplit: committing release %q in namespace %q left uncommitted by its writer: %v", obj.Spec.Key, obj.Namespace, err)
+	}
+	return true
 }
 
 // precompute computes the frames of the small parts of h the store has not
@@ -138,6 +278,11 @@ func (b *backend) writeReferenced(ctx context.Context, h *engine.Head, parts []*
 	}
 	return parallel(ctx, n, func(ctx context.Context, i int) error {
 		if i < len(ps) {
+			if b.hooks.beforePart != nil {
+				if err := b.hooks.beforePart(ps[i]); err != nil {
+					return err
+				}
+			}
 			if err := b.ensurePart(ctx, h.Namespace, ps[i], owner); err != nil {
 				return fmt.Errorf("store %s part %s: %w", ps[i].Kind, ps[i].Digest.Short(), err)
 			}
@@ -203,6 +348,15 @@ func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error 
 	if err != nil {
 		return err
 	}
+	if isPending(&rel.ObjectMeta) {
+		// A Create that stopped before its head was written: the
+		// parts it stored are not named in the Release, only owned.
+		owned, err := b.ownedParts(ctx, rel)
+		if err != nil {
+			return err
+		}
+		refs = mergeRefs(refs, owned)
+	}
 	var names []string
 	if cs := rel.Spec.ReleaseChunks; cs != nil {
 		for i := 0; i < cs.Count; i++ {
@@ -220,6 +374,52 @@ func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error 
 	})
 }
 
+// ownedParts lists the parts in rel's namespace that rel owns.
+func (b *backend) ownedParts(ctx context.Context, rel *releaseObject) ([]engine.PartRef, error) {
+	var out []engine.PartRef
+	for _, k := range codec.Kinds {
+		ms, err := b.c.listMeta(ctx, partResource(k), rel.Namespace)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			if !ownedBy(&m.ObjectMeta, rel.UID) {
+				continue
+			}
+			d, err := codec.ParseDigest(m.Name)
+			if err != nil {
+				continue // not a part name: not ours
+			}
+			out = append(out, engine.PartRef{Namespace: rel.Namespace, Digest: d, Kind: k})
+		}
+	}
+	return out, nil
+}
+
+// mergeRefs returns a with the references of b it lacks.
+func mergeRefs(a, b []engine.PartRef) []engine.PartRef {
+	have := map[codec.Digest]bool{}
+	for _, r := range a {
+		have[r.Digest] = true
+	}
+	for _, r := range b {
+		if !have[r.Digest] {
+			a = append(a, r)
+			have[r.Digest] = true
+		}
+	}
+	return a
+}
+
+func ownedBy(m *metav1.ObjectMeta, uid types.UID) bool {
+	for _, o := range m.OwnerReferences {
+		if o.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
 // sweepPending removes the stale pending Releases of ns, with their parts.
 func (b *backend) sweepPending(ctx context.Context, ns string) {
 	raws, err := b.c.list(ctx, resReleases, ns, metav1.ListOptions{LabelSelector: labelPending})
@@ -229,7 +429,7 @@ func (b *backend) sweepPending(ctx context.Context, ns string) {
 	}
 	for _, raw := range raws {
 		obj, err := decodeRelease(raw)
-		if err != nil || !b.stale(obj) {
+		if err != nil || !b.stale(obj) || b.completeStale(ctx, obj) {
 			continue
 		}
 		b.log("helmstore crsplit: removing release %q in namespace %q left pending since %s by a writer that did not finish",

@@ -23,6 +23,7 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 		h      *engine.Head
 		frames map[codec.Digest][]byte
 	)
+	b.commits.wait(ns, key)
 	for attempt := 0; ; attempt++ {
 		var err error
 		if obj, err = b.getCommitted(ctx, ns, key); err != nil {

@@ -167,11 +167,11 @@ func TestGarbageCollector(t *testing.T) {
 
 	// A crashed Create leaves a pending Release owning its parts; deleting
 	// it (as an administrator would) lets the cluster collect them.
-	b.hooks.afterParts = func(*engine.Head) error { return errCrash }
+	b.hooks.beforeHead = func(*engine.Head) error { return errCrash }
 	if err := s.Create(key("crashed", 1), fixture.LargeRelease("crashed", ns, 1)); !errors.Is(err, errCrash) {
 		t.Fatalf("crash: %v", err)
 	}
-	b.hooks.afterParts = nil
+	b.hooks.beforeHead = nil
 	if _, err := s.Get(key("crashed", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("crashed create visible: %v", err)
 	}

@@ -55,7 +55,7 @@ func releaseLabels(h *engine.Head, pending bool) map[string]string {
 		l[engine.LabelModifiedAt] = strconv.FormatInt(h.ModifiedAt, 10)
 	}
 	if pending {
-		l[labelPending] = "true"
+		l[labelPending] = pendingParts
 	}
 	return l
 }
@@ -100,55 +100,41 @@ func splitBody(h *engine.Head) (*releaseBody, error) {
 	return body, nil
 }
 
-// newReleaseObject returns the Release object for h. A pending one holds
-// only what identifies it and what a cleanup after a crash needs (its
-// parts and chunked record); the rest comes with the commit
-// (commitPatch), so the object first written is small.
-func newReleaseObject(h *engine.Head, body *releaseBody, pending bool) *releaseObject {
-	obj := &releaseObject{
-		TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
-		ObjectMeta: metav1.ObjectMeta{Name: releaseObjectName(h.Key), Namespace: h.Namespace},
-		Spec: releaseSpec{
-			Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
-			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
-			Parts:         partRefs{Chart: h.Chart.String(), Values: h.Values.String(), Manifest: h.Manifest.String()},
-			ReleaseChunks: body.chunks,
-		},
-	}
-	if pending {
-		obj.Labels = map[string]string{labelPending: "true", engine.LabelOwner: h.Owner}
-		return obj
-	}
+// newReleaseObject returns the Release object for h, committed.
+func newReleaseObject(h *engine.Head, body *releaseBody) *releaseObject {
+	obj := reservedObject(h)
 	obj.Labels = releaseLabels(h, false)
-	obj.Spec.ChartName, obj.Spec.ChartVersion, obj.Spec.AppVersion = h.ChartName, h.ChartVersion, h.AppVersion
+	s := &obj.Spec
+	s.ModifiedAt = h.ModifiedAt
+	s.Parts = partRefs{Chart: h.Chart.String(), Values: h.Values.String(), Manifest: h.Manifest.String()}
+	s.ReleaseChunks = body.chunks
+	s.ChartName, s.ChartVersion, s.AppVersion = h.ChartName, h.ChartVersion, h.AppVersion
 	if h.ChartName != "" {
-		obj.Spec.Chart = h.ChartName + "-" + h.ChartVersion
+		s.Chart = h.ChartName + "-" + h.ChartVersion
 	}
-	obj.Spec.Updated, obj.Spec.Description = body.updated, body.description
-	obj.Spec.Record = body.inline
+	s.Updated, s.Description = body.updated, body.description
+	s.Record = body.inline
 	return obj
 }
 
-// commitPatch turns the pending Release created from h (at resourceVersion
-// rv) into the committed one: a JSON merge patch that adds the labels and
-// the rest of the spec and drops the pending label, if the Release is
-// still at rv.
-func commitPatch(h *engine.Head, body *releaseBody, rv string) map[string]any {
-	full := newReleaseObject(h, body, false)
-	labels := map[string]any{labelPending: nil}
-	for k, v := range full.Labels {
-		labels[k] = v
+// reservedObject returns the Release that reserves h's key at the start of
+// a Create: only what identifies it, labelled pending=true.
+func reservedObject(h *engine.Head) *releaseObject {
+	return &releaseObject{
+		TypeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
+		ObjectMeta: metav1.ObjectMeta{Name: releaseObjectName(h.Key), Namespace: h.Namespace,
+			Labels: map[string]string{labelPending: pendingReserved, engine.LabelOwner: h.Owner}},
+		Spec: releaseSpec{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner, CreatedAt: h.CreatedAt},
 	}
-	spec := map[string]any{
-		"chart": full.Spec.Chart, "chartName": full.Spec.ChartName, "chartVersion": full.Spec.ChartVersion, "appVersion": full.Spec.AppVersion,
-		"updated": full.Spec.Updated, "description": full.Spec.Description,
-	}
-	if full.Spec.Record != nil {
-		spec["record"] = full.Spec.Record
-	}
+}
+
+// headPatch writes h into its reserved Release (at resourceVersion rv): a
+// JSON merge patch that adds the labels, with pending=parts, and the spec.
+func headPatch(h *engine.Head, body *releaseBody, rv string) map[string]any {
+	full := newReleaseObject(h, body)
 	return map[string]any{
-		"metadata": map[string]any{"resourceVersion": rv, "labels": labels},
-		"spec":     spec,
+		"metadata": map[string]any{"resourceVersion": rv, "labels": releaseLabels(h, true)},
+		"spec":     full.Spec,
 	}
 }
 
@@ -169,6 +155,71 @@ func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
 }
 
 func isPending(m *metav1.ObjectMeta) bool { _, ok := m.Labels[labelPending]; return ok }
+
+// isReserved reports whether m is a Release whose head is not written yet
+// (or one left pending by an earlier version of crsplit, which wrote the
+// head with the commit): never visible.
+func isReserved(m *metav1.ObjectMeta) bool { return isPending(m) && m.Labels[labelPending] != pendingParts }
+
+// visible reports whether the Release obj can be read: committed, or
+// pending=parts with every part it references stored, complete and owned
+// by it, and its chunked record all there. Ownership is removed from a
+// part only when its owner is deleted, so once visible a Release stays so.
+// Parts are checked in the watch cache first, then in etcd.
+func (b *backend) visible(ctx context.Context, obj *releaseObject) (bool, error) {
+	if !isPending(&obj.ObjectMeta) {
+		return true, nil
+	}
+	if isReserved(&obj.ObjectMeta) {
+		return false, nil
+	}
+	refs, err := refsOf(obj)
+	if err != nil {
+		return false, err
+	}
+	owned := make([]bool, len(refs))
+	err = parallel(ctx, len(refs), func(ctx context.Context, i int) error {
+		res, name := partResource(refs[i].Kind), refs[i].Digest.String()
+		for _, cached := range []bool{true, false} {
+			raw, err := b.c.read(ctx, res, obj.Namespace, name, cached)
+			if objectMissing(err, res, name) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			p, err := decodePart(raw)
+			if err != nil {
+				return err
+			}
+			if p.Spec.Complete && ownedBy(&p.ObjectMeta, obj.UID) {
+				owned[i] = true
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	for _, ok := range owned {
+		if !ok {
+			return false, nil
+		}
+	}
+	if obj.Spec.ReleaseChunks != nil {
+		h, err := headOf(obj)
+		if err != nil {
+			return false, err
+		}
+		if err := b.loadBody(ctx, obj, h); errors.Is(err, codec.ErrCorrupt) {
+			return false, nil // chunks still being written
+		} else if err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
 
 func decodeRelease(raw []byte) (*releaseObject, error) {
 	var obj releaseObject
@@ -300,11 +351,11 @@ func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, er
 	return out, nil
 }
 
-// decodeHead returns the head stored in raw, or nil if it is pending or
-// does not match q.
+// decodeHead returns the head stored in raw, or nil if it is not visible
+// or does not match q.
 func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*engine.Head, error) {
 	obj, err := decodeRelease(raw)
-	if err != nil || isPending(&obj.ObjectMeta) {
+	if err != nil || isReserved(&obj.ObjectMeta) {
 		return nil, err
 	}
 	h, err := headOf(obj)
@@ -313,6 +364,9 @@ func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*
 	}
 	if !matches(h, q) {
 		return nil, nil
+	}
+	if ok, err := b.visible(ctx, obj); err != nil || !ok {
+		return nil, err
 	}
 	b.seen.saw(obj)
 	if err := b.loadBody(ctx, obj, h); err != nil {
@@ -324,7 +378,7 @@ func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*
 // selector returns the label selector for q. ok is false when no Release
 // can match (a label key no Release can carry).
 func selector(q engine.Query) (sel string, ok bool) {
-	parts := []string{"!" + labelPending}
+	parts := []string{labelPending + "!=" + pendingReserved}
 	add := func(k, v string) { parts = append(parts, k+"="+v) }
 	if q.Name != "" && len(validation.IsValidLabelValue(q.Name)) == 0 {
 		add(engine.LabelName, q.Name)
@@ -380,7 +434,7 @@ func matches(h *engine.Head, q engine.Query) bool {
 	return true
 }
 
-// getCommitted returns the committed Release stored under key, or
+// getCommitted returns the visible Release stored under key, or
 // driver.ErrReleaseNotFound.
 func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObject, error) {
 	name := releaseObjectName(key)
@@ -395,8 +449,14 @@ func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObj
 	if err != nil {
 		return nil, err
 	}
-	if isPending(&obj.ObjectMeta) || obj.Spec.Key != key {
+	if obj.Spec.Key != key {
 		return nil, driver.ErrReleaseNotFound
+	}
+	if ok, err := b.visible(ctx, obj); err != nil || !ok {
+		if err == nil {
+			err = driver.ErrReleaseNotFound
+		}
+		return nil, err
 	}
 	return obj, nil
 }

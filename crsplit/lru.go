@@ -94,9 +94,9 @@ func (s *seenReleases) get(ns, key string) (*releaseObject, bool) {
 	return s.c.get(releaseKey{ns, key})
 }
 
-// saw records obj, if it is committed.
+// saw records obj, if its head is written (the caller knows it visible).
 func (s *seenReleases) saw(obj *releaseObject) {
-	if obj == nil || isPending(&obj.ObjectMeta) {
+	if obj == nil || isReserved(&obj.ObjectMeta) {
 		return
 	}
 	o := *obj

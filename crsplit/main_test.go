@@ -93,9 +93,11 @@ func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...driver
 	return s.Namespace(ns), engine.BackendOf(s).(*backend)
 }
 
-// rawObjects returns every object of res in ns, as stored (JSON).
+// rawObjects returns every object of res in ns, as stored (JSON), once
+// b's background commits are done.
 func rawObjects(t testing.TB, b *backend, res, ns string) []json.RawMessage {
 	t.Helper()
+	b.commits.waitAll()
 	raws, err := b.c.list(ctxT(t), res, ns, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -129,4 +131,16 @@ func meta(t testing.TB, raw json.RawMessage) metav1.ObjectMeta {
 		t.Fatal(err)
 	}
 	return o.Metadata
+}
+
+// waitUntil polls cond for up to a minute, failing t if it stays false.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -149,6 +149,7 @@ func TestReleaseObject(t *testing.T) {
 	if err := s.Create(key("web", 3), r); err != nil {
 		t.Fatal(err)
 	}
+	b.commits.waitAll()
 	raw, err := b.c.get(ctxT(t), resReleases, ns, key("web", 3))
 	if err != nil {
 		t.Fatal(err)

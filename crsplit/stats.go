@@ -11,7 +11,7 @@ import (
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
-// Stats counts the committed Releases of ns ("": all namespaces) and the
+// Stats counts the visible Releases of ns ("": all namespaces) and the
 // Chart, Values and Manifest objects. HeadBytes is the serialized size of
 // the Release objects (plus any chunked release records); PartBytes the
 // stored frames of the parts; RawPartBytes their canonical size.
@@ -29,7 +29,10 @@ func (b *backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 				if err != nil {
 					return err
 				}
-				if isPending(&obj.ObjectMeta) {
+				if ok, err := b.visible(ctx, obj); err != nil || !ok {
+					if err != nil {
+						return err
+					}
 					continue
 				}
 				mu.Lock()

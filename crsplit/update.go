@@ -23,6 +23,7 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 	if err := checkCustomLabels(h.Labels); err != nil {
 		return err
 	}
+	b.commits.wait(h.Namespace, h.Key)
 	old, ok := b.seen.get(h.Namespace, h.Key)
 	if !ok {
 		var err error
@@ -60,9 +61,17 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 			return err
 		}
 	}
-	obj := newReleaseObject(h, body, false)
+	obj := newReleaseObject(h, body)
 	obj.UID, obj.ResourceVersion = old.UID, old.ResourceVersion
 	raw, err := b.c.update(ctx, resReleases, h.Namespace, obj.Name, obj)
+	if errors.Is(err, ErrConflict) && isPending(&old.ObjectMeta) {
+		// Read pending: the change since may be only its commit (by
+		// its writer, in the background), which is no conflict.
+		if cur, gerr := b.getCommitted(ctx, h.Namespace, h.Key); gerr == nil && onlyCommitted(old, cur) {
+			obj.ResourceVersion = cur.ResourceVersion
+			raw, err = b.c.update(ctx, resReleases, h.Namespace, obj.Name, obj)
+		}
+	}
 	switch {
 	case objectMissing(err, resReleases, obj.Name):
 		b.seen.forget(h.Namespace, h.Key)
@@ -79,6 +88,21 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 	}
 	b.seen.saw(updated)
 	return b.dropUnreferenced(ctx, old, updated)
+}
+
+// onlyCommitted reports whether cur is old committed and otherwise
+// unchanged: same object, same generation (which the API server raises
+// with every change of the spec), same labels but the pending one.
+func onlyCommitted(old, cur *releaseObject) bool {
+	if cur.UID != old.UID || cur.Generation != old.Generation || isPending(&cur.ObjectMeta) || len(cur.Labels) != len(old.Labels)-1 {
+		return false
+	}
+	for k, v := range cur.Labels {
+		if old.Labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // dropUnreferenced cleans up what old referenced and updated does not: its
