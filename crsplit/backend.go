@@ -42,7 +42,7 @@ const (
 	// labelPending marks a Release being created: =true while reserved
 	// (readers never see it), =parts once its head is written (readers
 	// see it only when all its parts are stored and owned by it).
-	labelPending = "helmstore.io/pending"
+	labelPending    = "helmstore.io/pending"
 	pendingReserved = "true"
 	pendingParts    = "parts"
 	// reservedPrefix is the label prefix crsplit keeps for itself.
@@ -77,7 +77,7 @@ type hooks struct {
 	beforeHead   func(h *engine.Head) error // Create: Release reserved, head not yet written
 	beforePart   func(p *codec.Part) error  // Create, Update: before storing part p
 	beforeCommit func(h *engine.Head) error // Create: head and parts written, not committed
-	beforePut  func(h *engine.Head) error // Update: head read, not yet written
+	beforePut    func(h *engine.Head) error // Update: head read, not yet written
 	// cleanupDecided: cleanupPart has read a part and decided; its write
 	// (delete or owner removal) comes next.
 	cleanupDecided func(res, name string)

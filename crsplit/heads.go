@@ -159,7 +159,9 @@ func isPending(m *metav1.ObjectMeta) bool { _, ok := m.Labels[labelPending]; ret
 // isReserved reports whether m is a Release whose head is not written yet
 // (or one left pending by an earlier version of crsplit, which wrote the
 // head with the commit): never visible.
-func isReserved(m *metav1.ObjectMeta) bool { return isPending(m) && m.Labels[labelPending] != pendingParts }
+func isReserved(m *metav1.ObjectMeta) bool {
+	return isPending(m) && m.Labels[labelPending] != pendingParts
+}
 
 // visible reports whether the Release obj can be read: committed, or
 // pending=parts with every part it references stored, complete and owned
