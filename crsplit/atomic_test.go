@@ -167,9 +167,9 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	}
 }
 
-// TestCrashedCreateIsCollected simulates a writer killed after reserving
-// the key and writing the parts, before writing the head: readers never
-// see the release, and the pending Release with the parts only it owns is
+// TestCrashedCreateIsCollected simulates a writer killed after writing the
+// Release and some of its parts, before its Values part: readers never see
+// the release, and the pending Release with the parts only it owns is
 // removed later, by a Create of the same key or by any Delete in the
 // namespace.
 func TestCrashedCreateIsCollected(t *testing.T) {
@@ -181,8 +181,8 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 	crash := func(name string) {
-		b.hooks.beforeHead = func(*engine.Head) error { return errCrash }
-		defer func() { b.hooks.beforeHead = nil }()
+		b.hooks.beforePart = crashAt(codec.KindValues)
+		defer func() { b.hooks.beforePart = nil }()
 		// Same chart as "keep" (shared), its own values and manifest.
 		if err := s.Create(key(name, 1), smallVariant(name, ns, 1, 2, "shared")); !errors.Is(err, errCrash) {
 			t.Fatalf("crash: %v", err)
@@ -195,8 +195,8 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 	if _, err := s.Get(key("lost", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("a crashed create is visible: %v", err)
 	}
-	if c, v, m := parts(); c != 1 || v != 2 || m != 2 {
-		t.Fatalf("after the crash: %d charts, %d values, %d manifests; want 1, 2, 2", c, v, m)
+	if c, v, m := parts(); c != 1 || v != 1 || m != 2 {
+		t.Fatalf("after the crash: %d charts, %d values, %d manifests; want 1, 1, 2", c, v, m)
 	}
 	// Not stale yet: a new Create of the key is refused, as for a writer
 	// still at work.
@@ -220,7 +220,7 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 	}
 	// ...and any Delete sweeps the stale pending Releases of its namespace.
 	crash("gone")
-	if c, v, m := parts(); c != 1 || v != 3 || m != 3 {
+	if c, v, m := parts(); c != 1 || v != 2 || m != 3 {
 		t.Fatalf("after the second crash: %d, %d, %d", c, v, m)
 	}
 	if _, err := s.Delete(key("lost", 1)); err != nil {
@@ -237,21 +237,96 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 	}
 }
 
-// TestFailedCreateRollsBack makes a Create fail before its head is written
-// and after everything is, and checks nothing is left behind.
+// crashAt is a beforePart hook that stops, as a crash would, at the part
+// of kind k.
+func crashAt(k codec.Kind) func(*codec.Part) error {
+	return func(p *codec.Part) error {
+		if p.Kind == k {
+			return errCrash
+		}
+		return nil
+	}
+}
+
+// TestUncommittedReleaseIsKept simulates a writer that stops after a
+// complete Create, before its commit (a process exiting at once): the
+// release is readable, and once stale the cleanup of pending Releases
+// commits it instead of removing it.
+func TestUncommittedReleaseIsKept(t *testing.T) {
+	k := cluster(t)
+	ns := newNamespace(t, k)
+	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	b.hooks.beforeCommit = func(*engine.Head) error { return errCrash }
+	r := smallRelease("app", ns, 1, "c")
+	if err := s.Create(key("app", 1), r); !errors.Is(err, errCrash) {
+		t.Fatalf("crash: %v", err)
+	}
+	b.hooks.beforeCommit = nil
+	got, err := s.Get(key("app", 1))
+	if err != nil {
+		t.Fatalf("get of a complete, uncommitted release: %v", err)
+	}
+	sameAsHelm(t, "uncommitted", got, r)
+	b.pendingTimeout = 0
+	defer func() { b.pendingTimeout = PendingTimeout }()
+	// A Create of the key over it is refused: it is a release, not debris.
+	if err := s.Create(key("app", 1), smallRelease("app", ns, 1, "d")); !errors.Is(err, driver.ErrReleaseExists) {
+		t.Fatalf("create over a stale, complete release: %v", err)
+	}
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[labelPending] != "" {
+		t.Fatalf("a stale, complete release is not committed by the cleanup: labels %v", l)
+	}
+	// A Delete's sweep of the namespace commits one too.
+	b.hooks.beforeCommit = func(*engine.Head) error { return errCrash }
+	r2 := smallRelease("app", ns, 2, "c")
+	if err := s.Create(key("app", 2), r2); !errors.Is(err, errCrash) {
+		t.Fatalf("crash: %v", err)
+	}
+	b.hooks.beforeCommit = nil
+	if err := s.Create(key("other", 1), smallRelease("other", ns, 1, "c")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(key("other", 1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range rawObjects(t, b, resReleases, ns) {
+		if l := meta(t, raw).Labels; l[labelPending] != "" {
+			t.Fatalf("after a delete swept the namespace: labels %v", l)
+		}
+	}
+	for v, want := range []*release.Release{r, r2} {
+		got, err := s.Get(key("app", v+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameAsHelm(t, "after the cleanup", got, want)
+	}
+}
+
+// TestFailedCreateRollsBack makes a Create fail while storing its parts
+// and after everything is written, and checks nothing is left behind.
 func TestFailedCreateRollsBack(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	fail := func(*engine.Head) error { return errors.New("injected failure") }
-	for _, at := range []*func(*engine.Head) error{&b.hooks.beforeHead, &b.hooks.beforeCommit} {
-		*at = fail
-		err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1))
-		if err == nil || !strings.Contains(err.Error(), "injected failure") || !strings.Contains(err.Error(), key("app", 1)) {
-			t.Fatalf("create: %v", err)
+	injected := errors.New("injected failure")
+	for _, at := range []string{"part", "commit"} {
+		if at == "part" {
+			b.hooks.beforePart = func(p *codec.Part) error {
+				if p.Kind == codec.KindManifest {
+					return injected
+				}
+				return nil
+			}
+		} else {
+			b.hooks.beforeCommit = func(*engine.Head) error { return injected }
 		}
-		*at = nil
-		assertNoObjects(t, b, ns, "left by a failed create")
+		err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1))
+		if !errors.Is(err, injected) || !strings.Contains(err.Error(), key("app", 1)) {
+			t.Fatalf("create failing at %s: %v", at, err)
+		}
+		b.hooks.beforePart, b.hooks.beforeCommit = nil, nil
+		assertNoObjects(t, b, ns, "left by a create failing at "+at)
 	}
 }
 

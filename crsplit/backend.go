@@ -39,12 +39,13 @@ const PendingTimeout = 10 * time.Minute
 const createFirstBytes = 1 << 20
 
 const (
-	// labelPending marks a Release being created: =true while reserved
-	// (readers never see it), =parts once its head is written (readers
-	// see it only when all its parts are stored and owned by it).
-	labelPending    = "helmstore.io/pending"
-	pendingReserved = "true"
-	pendingParts    = "parts"
+	// labelPending marks a Release being created: =parts, readers see it
+	// only once all its parts are stored and owned by it. (Any other
+	// value, =true, was written by earlier versions before the parts:
+	// never visible.)
+	labelPending = "helmstore.io/pending"
+	pendingParts = "parts"
+	pendingOld   = "true"
 	// reservedPrefix is the label prefix crsplit keeps for itself.
 	reservedPrefix = "helmstore.io/"
 	// workers bounds the requests one operation has in flight.
@@ -74,9 +75,8 @@ var _ engine.Backend = (*backend)(nil)
 // A hook returning an error stops the operation there; errCrash stops it
 // without any cleanup, as a killed process would.
 type hooks struct {
-	beforeHead   func(h *engine.Head) error // Create: Release reserved, head not yet written
 	beforePart   func(p *codec.Part) error  // Create, Update: before storing part p
-	beforeCommit func(h *engine.Head) error // Create: head and parts written, not committed
+	beforeCommit func(h *engine.Head) error // Create: Release and parts written, not committed
 	beforePut    func(h *engine.Head) error // Update: head read, not yet written
 	// cleanupDecided: cleanupPart has read a part and decided; its write
 	// (delete or owner removal) comes next.

@@ -216,6 +216,7 @@ func benchRevisions(b *testing.B, write func(st *storage.Storage, name string, v
 			if err := st.Create(revision(name, 1)); err != nil {
 				b.Fatal(err)
 			}
+			d.settle()
 			d.written.take()
 			var written int64
 			b.ResetTimer()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,150 +17,84 @@ import (
 // errCrash, returned by a test hook, stops an operation with no cleanup.
 var errCrash = errors.New("simulated crash")
 
-// Create stores h, as the engine's BeginCreate and finish do when h is
-// already encoded.
-func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
-	return b.BeginCreate(ctx, h)(parts, nil)
-}
-
-// BeginCreate starts the Create of h while the engine encodes it, and
-// returns the function that finishes it. A Create takes two round trips to
-// the API server, the first one while the release is being encoded:
+// Create stores h in two round trips to the API server:
 //
-//  1. create the Release reserved (labelled helmstore.io/pending=true, with
-//     only h's identity): readers skip it, and it takes the key (a second
-//     Create of the key fails here, with ErrReleaseExists);
-//  2. at once, with the UID the Release now has: store each part, owned by
-//     the Release (new parts are created with the ownerReference, existing
-//     ones gain it), and write the head into the Release (labels, part
-//     digests, release record), still labelled pending, now =parts.
+//  1. create the Release with the whole head (labels, part digests, release
+//     record), labelled helmstore.io/pending=parts: it takes the key (a
+//     second Create of the key fails here, with ErrReleaseExists);
+//  2. at once, with the UID the Release now has, store each part owned by
+//     it (new parts are created with the ownerReference, existing ones gain
+//     it) and its chunked record, if any.
 //
 // A Release labelled pending=parts is visible to readers only when every
 // part it references is stored, complete and owned by it, and its chunked
-// record (if any) is all there; readers check (visible). Since ownership
-// is only ever removed from a part when its owner is deleted, a release
-// that is complete stays so, and a reader never sees a Release whose parts
-// are missing. After Create returns, the Release is committed (the pending
-// label removed, with the resourceVersion as precondition) in the
-// background, so that readers need not check again; Update and Delete of
-// the key in this store wait for that, and Close waits for all of them.
+// record is all there: readers check (visible). Ownership is removed from a
+// part only when its owner is deleted, so a Release that is complete stays
+// so; the last write of step 2 is the one moment the release appears, and
+// a reader never sees a Release whose parts are missing. After Create
+// returns, the Release is committed (the pending label removed, with its
+// resourceVersion as precondition) in the background, so that readers need
+// not check any more; Update and Delete of the release in this store wait
+// for that, and Close waits for all of them.
 //
 // If step 2 fails the Release is deleted again and its parts cleaned up.
-// A writer that dies before step 2 is done leaves a pending Release that
-// owns what it wrote; once older than PendingTimeout it is removed, with
-// those parts, by a later Create of the same key or any Delete in the
-// namespace (and the garbage collector follows it), or committed if it
-// turns out complete. A Create that took longer than PendingTimeout/2
-// commits before returning, so that it cannot lose to such a cleanup.
-func (b *backend) BeginCreate(ctx context.Context, h *engine.Head) func([]*codec.Part, error) error {
+// A writer that dies during step 2 leaves a pending Release that owns what
+// it wrote; once older than PendingTimeout it is removed, with those parts,
+// by a later Create of the same key or any Delete in the namespace (and the
+// garbage collector follows it), or committed if it turns out complete. A
+// Create that took longer than PendingTimeout/2 commits before returning,
+// so that it cannot lose to such a cleanup.
+func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
 	start := time.Now()
 	if err := checkCustomLabels(h.Labels); err != nil {
-		return func(_ []*codec.Part, encodeErr error) error {
-			if encodeErr != nil {
-				return encodeErr
-			}
-			return err
-		}
+		return err
 	}
-	type reserved struct {
-		obj *releaseObject
-		err error
+	if missing := missingParts(h, parts); len(missing) > 0 {
+		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
 	}
-	ch := make(chan reserved, 1)
-	go func() {
-		obj, err := b.createRelease(ctx, reservedObject(h))
-		ch <- reserved{obj, err}
-	}()
-	// Let the request go out before the engine takes the CPU to encode.
-	runtime.Gosched()
-	return func(parts []*codec.Part, encodeErr error) error {
-		var body *releaseBody
-		if encodeErr == nil {
-			// Compress the small new parts and prepare the head while
-			// the reservation is on its way (Frame is computed once, on
-			// first use).
-			go precompute(h, parts, b.known)
-			if missing := missingParts(h, parts); len(missing) > 0 {
-				encodeErr = fmt.Errorf("parts %v of the release were not given to the backend", missing)
-			} else {
-				body, encodeErr = splitBody(h)
-			}
-		}
-		r := <-ch
-		switch {
-		case r.err != nil && encodeErr != nil:
-			return encodeErr
-		case r.err != nil:
-			return r.err
-		case encodeErr != nil:
-			b.rollback(r.obj)
-			return encodeErr
-		}
-		return b.finishCreate(ctx, h, parts, body, r.obj, start)
+	body, err := splitBody(h)
+	if err != nil {
+		return err
 	}
-}
-
-// finishCreate is step 2 of a Create: parts and head, written at once into
-// the reserved Release rel; then the commit.
-func (b *backend) finishCreate(ctx context.Context, h *engine.Head, parts []*codec.Part, body *releaseBody, rel *releaseObject, start time.Time) error {
-	cur := rel // the latest version of the Release this writer knows
-	err := func() error {
-		writeHead := func(ctx context.Context) error {
-			if b.hooks.beforeHead != nil {
-				if err := b.hooks.beforeHead(h); err != nil {
-					return err
-				}
-			}
-			raw, err := b.c.patch(ctx, resReleases, h.Namespace, rel.Name, types.MergePatchType, headPatch(h, body, rel.ResourceVersion))
-			if isConflict(err) {
-				return fmt.Errorf("%w: the pending release was changed or replaced before its head was written", ErrConflict)
-			}
-			if err != nil {
-				return err
-			}
-			obj, err := decodeRelease(raw)
-			if err == nil {
-				cur = obj
-			}
-			return err
-		}
-		if body.chunks != nil {
-			// A chunked record: the head (which names the chunks) first,
-			// so that a crash leaves chunks a cleanup can find.
-			if err := writeHead(ctx); err != nil {
-				return err
-			}
-			return b.writeReferenced(ctx, h, parts, rel, body)
-		}
-		return parallel(ctx, 2, func(ctx context.Context, i int) error {
-			if i == 0 {
-				return writeHead(ctx)
-			}
-			return b.writeReferenced(ctx, h, parts, rel, body)
-		})
-	}()
+	obj := newReleaseObject(h, body)
+	obj.Labels = releaseLabels(h, true)
+	// Compress the parts likely to be written while the Release is being
+	// created (Frame is computed once, on first use).
+	go precompute(h, parts, b.known)
+	created, err := b.createRelease(ctx, obj)
+	if err != nil {
+		return err
+	}
+	err = b.writeReferenced(ctx, h, parts, created, body)
 	if err == nil && b.hooks.beforeCommit != nil {
 		err = b.hooks.beforeCommit(h)
 	}
 	if err != nil {
 		if !errors.Is(err, errCrash) {
-			b.rollback(cur)
+			b.rollback(created)
 		}
 		return err
 	}
-	b.seen.saw(cur)
+	b.seen.saw(created)
 	if time.Since(start) < b.pendingTimeout/2 {
-		b.commitLater(cur)
+		b.commitLater(created)
 		return nil
 	}
-	return b.commitNow(ctx, cur)
+	return b.commitNow(ctx, created)
 }
 
 // commit removes the pending label from obj, if it is still at obj's
-// resourceVersion.
+// resourceVersion (an update: the store needs no patch rights on Releases).
 func (b *backend) commit(ctx context.Context, obj *releaseObject) error {
-	patch := map[string]any{"metadata": map[string]any{"resourceVersion": obj.ResourceVersion, "labels": map[string]any{labelPending: nil}}}
-	raw, err := b.c.patch(ctx, resReleases, obj.Namespace, obj.Name, types.MergePatchType, patch)
+	c := *obj
+	c.Labels = make(map[string]string, len(obj.Labels))
+	for k, v := range obj.Labels {
+		if k != labelPending {
+			c.Labels[k] = v
+		}
+	}
+	c.ManagedFields = nil
+	raw, err := b.c.update(ctx, resReleases, c.Namespace, c.Name, &c)
 	if err != nil {
 		return err
 	}
@@ -348,15 +281,6 @@ func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error 
 	if err != nil {
 		return err
 	}
-	if isPending(&rel.ObjectMeta) {
-		// A Create that stopped before its head was written: the
-		// parts it stored are not named in the Release, only owned.
-		owned, err := b.ownedParts(ctx, rel)
-		if err != nil {
-			return err
-		}
-		refs = mergeRefs(refs, owned)
-	}
 	var names []string
 	if cs := rel.Spec.ReleaseChunks; cs != nil {
 		for i := 0; i < cs.Count; i++ {
@@ -372,43 +296,6 @@ func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error 
 		}
 		return nil
 	})
-}
-
-// ownedParts lists the parts in rel's namespace that rel owns.
-func (b *backend) ownedParts(ctx context.Context, rel *releaseObject) ([]engine.PartRef, error) {
-	var out []engine.PartRef
-	for _, k := range codec.Kinds {
-		ms, err := b.c.listMeta(ctx, partResource(k), rel.Namespace)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			if !ownedBy(&m.ObjectMeta, rel.UID) {
-				continue
-			}
-			d, err := codec.ParseDigest(m.Name)
-			if err != nil {
-				continue // not a part name: not ours
-			}
-			out = append(out, engine.PartRef{Namespace: rel.Namespace, Digest: d, Kind: k})
-		}
-	}
-	return out, nil
-}
-
-// mergeRefs returns a with the references of b it lacks.
-func mergeRefs(a, b []engine.PartRef) []engine.PartRef {
-	have := map[codec.Digest]bool{}
-	for _, r := range a {
-		have[r.Digest] = true
-	}
-	for _, r := range b {
-		if !have[r.Digest] {
-			a = append(a, r)
-			have[r.Digest] = true
-		}
-	}
-	return a
 }
 
 func ownedBy(m *metav1.ObjectMeta, uid types.UID) bool {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -167,17 +166,17 @@ func TestGarbageCollector(t *testing.T) {
 
 	// A crashed Create leaves a pending Release owning its parts; deleting
 	// it (as an administrator would) lets the cluster collect them.
-	b.hooks.beforeHead = func(*engine.Head) error { return errCrash }
+	b.hooks.beforePart = crashAt(codec.KindValues)
 	if err := s.Create(key("crashed", 1), fixture.LargeRelease("crashed", ns, 1)); !errors.Is(err, errCrash) {
 		t.Fatalf("crash: %v", err)
 	}
-	b.hooks.beforeHead = nil
+	b.hooks.beforePart = nil
 	if _, err := s.Get(key("crashed", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("crashed create visible: %v", err)
 	}
 	deleteRaw(t, b, ns, key("crashed", 1))
 	waitFor("the crashed create's parts are collected", func() bool {
-		return count(t, b, resCharts, ns) == 1 && count(t, b, resChunks, ns) == 0 && count(t, b, resValues, ns) == 1
+		return count(t, b, resCharts, ns) == 1 && count(t, b, resChunks, ns) == 0 && count(t, b, resValues, ns) == 1 && count(t, b, resManifests, ns) == 1
 	})
 
 	// The backend's own collection and the cluster's run side by side.

@@ -102,8 +102,11 @@ func splitBody(h *engine.Head) (*releaseBody, error) {
 
 // newReleaseObject returns the Release object for h, committed.
 func newReleaseObject(h *engine.Head, body *releaseBody) *releaseObject {
-	obj := reservedObject(h)
-	obj.Labels = releaseLabels(h, false)
+	obj := &releaseObject{
+		TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
+		ObjectMeta: metav1.ObjectMeta{Name: releaseObjectName(h.Key), Namespace: h.Namespace, Labels: releaseLabels(h, false)},
+		Spec:       releaseSpec{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner, CreatedAt: h.CreatedAt},
+	}
 	s := &obj.Spec
 	s.ModifiedAt = h.ModifiedAt
 	s.Parts = partRefs{Chart: h.Chart.String(), Values: h.Values.String(), Manifest: h.Manifest.String()}
@@ -115,27 +118,6 @@ func newReleaseObject(h *engine.Head, body *releaseBody) *releaseObject {
 	s.Updated, s.Description = body.updated, body.description
 	s.Record = body.inline
 	return obj
-}
-
-// reservedObject returns the Release that reserves h's key at the start of
-// a Create: only what identifies it, labelled pending=true.
-func reservedObject(h *engine.Head) *releaseObject {
-	return &releaseObject{
-		TypeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
-		ObjectMeta: metav1.ObjectMeta{Name: releaseObjectName(h.Key), Namespace: h.Namespace,
-			Labels: map[string]string{labelPending: pendingReserved, engine.LabelOwner: h.Owner}},
-		Spec: releaseSpec{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner, CreatedAt: h.CreatedAt},
-	}
-}
-
-// headPatch writes h into its reserved Release (at resourceVersion rv): a
-// JSON merge patch that adds the labels, with pending=parts, and the spec.
-func headPatch(h *engine.Head, body *releaseBody, rv string) map[string]any {
-	full := newReleaseObject(h, body)
-	return map[string]any{
-		"metadata": map[string]any{"resourceVersion": rv, "labels": releaseLabels(h, true)},
-		"spec":     full.Spec,
-	}
 }
 
 // refsOf returns the parts obj references.
@@ -156,9 +138,9 @@ func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
 
 func isPending(m *metav1.ObjectMeta) bool { _, ok := m.Labels[labelPending]; return ok }
 
-// isReserved reports whether m is a Release whose head is not written yet
-// (or one left pending by an earlier version of crsplit, which wrote the
-// head with the commit): never visible.
+// isReserved reports whether m is a pending Release that is never visible:
+// one written by an earlier version of crsplit, which wrote the head only
+// with the commit.
 func isReserved(m *metav1.ObjectMeta) bool {
 	return isPending(m) && m.Labels[labelPending] != pendingParts
 }
@@ -380,7 +362,7 @@ func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*
 // selector returns the label selector for q. ok is false when no Release
 // can match (a label key no Release can carry).
 func selector(q engine.Query) (sel string, ok bool) {
-	parts := []string{labelPending + "!=" + pendingReserved}
+	parts := []string{labelPending + "!=" + pendingOld}
 	add := func(k, v string) { parts = append(parts, k+"="+v) }
 	if q.Name != "" && len(validation.IsValidLabelValue(q.Name)) == 0 {
 		add(engine.LabelName, q.Name)

@@ -75,10 +75,13 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	want := fixture.LargeRelease("big", ns, 1)
-	writer, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	writer, wb := openAs(t, k, testenv.KubeAdmin, ns)
 	if err := writer.Create(key("big", 1), want); err != nil {
 		t.Fatal(err)
 	}
+	// Committed: readers then read each part once (before the commit they
+	// would also check the parts are owned).
+	wb.commits.waitAll()
 	for _, lagging := range []bool{false, true} {
 		reads := &cacheReads{lagging: lagging}
 		cfg := k.Config(testenv.KubeAdmin)

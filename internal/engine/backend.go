@@ -132,16 +132,3 @@ type Backend interface {
 	// Close releases the backend's resources.
 	Close() error
 }
-
-// EarlyCreator is implemented by a Backend whose Create can start before the
-// release is encoded (crsplit takes the key in the cluster meanwhile).
-type EarlyCreator interface {
-	// BeginCreate starts the Create of h, whose identity (Namespace, Key,
-	// Name, Version, Status, Owner, Labels, CreatedAt and the chart summary)
-	// is set but whose body and part digests are not yet. The engine then
-	// encodes the release into h and calls finish exactly once: with the
-	// parts, to complete the Create as Backend.Create would; or with the
-	// encoding error, which finish returns after undoing what BeginCreate
-	// began.
-	BeginCreate(ctx context.Context, h *Head) (finish func(parts []*codec.Part, encodeErr error) error)
-}

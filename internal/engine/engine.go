@@ -198,7 +198,7 @@ func (v *view) Update(key string, rls *release.Release) error {
 func (v *view) write(op, key string, rls *release.Release) error {
 	ctx, cancel := v.ctx()
 	defer cancel()
-	h, err := v.head(key, rls)
+	h, split, err := v.head(key, rls)
 	ns := v.ns
 	if h != nil {
 		ns = h.Namespace
@@ -209,29 +209,10 @@ func (v *view) write(op, key string, rls *release.Release) error {
 	now := v.e.now().Unix()
 	if op == "create" {
 		h.CreatedAt = now
-		// A backend that can start before the release is encoded does so
-		// while the engine encodes.
-		finish := func(parts []*codec.Part, encodeErr error) error {
-			if encodeErr != nil {
-				return encodeErr
-			}
-			return v.e.backend.Create(ctx, h, parts)
-		}
-		if ec, ok := v.e.backend.(EarlyCreator); ok {
-			finish = ec.BeginCreate(ctx, h)
-		}
-		split, encodeErr := encode(h, rls)
-		var parts []*codec.Part
-		if split != nil {
-			parts = split.Parts()
-		}
-		err = finish(parts, encodeErr)
+		err = v.e.backend.Create(ctx, h, split.Parts())
 	} else {
 		h.ModifiedAt = now
-		var split *codec.Split
-		if split, err = encode(h, rls); err == nil {
-			err = v.e.backend.Update(ctx, h, split.Parts())
-		}
+		err = v.e.backend.Update(ctx, h, split.Parts())
 	}
 	if err != nil {
 		return v.fail(op, ns, key, err)
@@ -239,25 +220,24 @@ func (v *view) write(op, key string, rls *release.Release) error {
 	return nil
 }
 
-// head validates rls against key and the view and builds its head, not yet
-// encoded (encode does that).
-func (v *view) head(key string, rls *release.Release) (*Head, error) {
+// head validates rls against key and the view and builds its head.
+func (v *view) head(key string, rls *release.Release) (*Head, *codec.Split, error) {
 	if rls == nil {
-		return nil, errors.New("release is nil")
+		return nil, nil, errors.New("release is nil")
 	}
 	name, version, err := ParseKey(key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if name != rls.Name || version != rls.Version {
-		return nil, fmt.Errorf("%w: key names release %q version %d, but the release is %q version %d",
+		return nil, nil, fmt.Errorf("%w: key names release %q version %d, but the release is %q version %d",
 			driver.ErrInvalidKey, name, version, rls.Name, rls.Version)
 	}
 	if err := checkName(rls.Name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rls.Version < 1 {
-		return nil, fmt.Errorf("invalid release version %d: versions start at 1", rls.Version)
+		return nil, nil, fmt.Errorf("invalid release version %d: versions start at 1", rls.Version)
 	}
 	ns := rls.Namespace
 	if ns == "" {
@@ -268,33 +248,28 @@ func (v *view) head(key string, rls *release.Release) (*Head, error) {
 	}
 	h := &Head{Namespace: ns, Key: key, Name: rls.Name, Version: rls.Version, Owner: Owner}
 	if v.ns != "" && ns != v.ns {
-		return h, fmt.Errorf("release is in namespace %q but this store is scoped to namespace %q", ns, v.ns)
+		return h, nil, fmt.Errorf("release is in namespace %q but this store is scoped to namespace %q", ns, v.ns)
 	}
 	if err := checkNamespace(ns); err != nil {
-		return h, err
+		return h, nil, err
 	}
 	if rls.Info == nil {
-		return h, errors.New("release has no info (status)")
+		return h, nil, errors.New("release has no info (status)")
 	}
 	h.Status = rls.Info.Status.String()
 	if h.Labels, err = customLabels(rls.Labels); err != nil {
-		return h, err
+		return h, nil, err
 	}
-	if rls.Chart != nil && rls.Chart.Metadata != nil {
-		h.ChartName, h.ChartVersion, h.AppVersion = rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion
-	}
-	return h, nil
-}
-
-// encode splits rls into parts and sets h's body and part digests.
-func encode(h *Head, rls *release.Release) (*codec.Split, error) {
 	split, err := codec.SplitRelease(rls)
 	if err != nil {
-		return nil, err
+		return h, nil, err
 	}
 	h.Body = split.Body
 	h.Chart, h.Values, h.Manifest = split.Digest(codec.KindChart), split.Digest(codec.KindValues), split.Digest(codec.KindManifest)
-	return split, nil
+	if rls.Chart != nil && rls.Chart.Metadata != nil {
+		h.ChartName, h.ChartVersion, h.AppVersion = rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion
+	}
+	return h, split, nil
 }
 
 // Delete removes the release stored under key and returns it.
