@@ -34,23 +34,34 @@ import (
 // B/rev is what the API server stores per revision written: the serialized
 // size, as stored, of every object created, updated or patched, taken from
 // the response to each write. Custom resources are stored as JSON, their
-// size is the response's. Secrets are stored as protobuf, which is what
-// client-go (and so Helm) talks for built-in kinds; a JSON response would
-// be decoded (outside the timer) and its protobuf size counted.
+// size is the response's; where crsplit asked for the metadata only (new
+// parts and chunks, which never change), the object is read back after the
+// operation, outside the timer, and its size counted. Secrets are stored as
+// protobuf, which is what client-go (and so Helm) talks for built-in
+// kinds; a JSON response would be decoded (outside the timer) and its
+// protobuf size counted.
 
 // writtenBytes records the bodies of successful write responses.
 type writtenBytes struct {
 	mu     sync.Mutex
-	bodies [][]byte
+	bodies []writtenBody
+	rt     http.RoundTripper // to read back objects written quietly
 	// size is the stored size of an object, from its JSON.
 	size func(json []byte) int64
 }
 
+// writtenBody is a write's response and the request it answered.
+type writtenBody struct {
+	req  *http.Request
+	body []byte
+}
+
 func (w *writtenBytes) wrap(rt http.RoundTripper) http.RoundTripper {
+	w.rt = rt
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
 		resp, err := rt.RoundTrip(req)
 		if err == nil && resp.StatusCode < 300 && (req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch) {
-			resp.Body = &recordingBody{ReadCloser: resp.Body, w: w}
+			resp.Body = &recordingBody{ReadCloser: resp.Body, w: w, req: req}
 		}
 		return resp, err
 	})
@@ -64,9 +75,36 @@ func (w *writtenBytes) take() int64 {
 	w.mu.Unlock()
 	var n int64
 	for _, b := range bodies {
-		n += w.size(b)
+		n += w.size(w.stored(b))
 	}
 	return n
+}
+
+// stored returns the object a write stored: its response, or, for a
+// response with the metadata only, the object read back.
+func (w *writtenBytes) stored(b writtenBody) []byte {
+	var m struct {
+		Kind     string
+		Metadata struct{ Name string }
+	}
+	if json.Unmarshal(b.body, &m) != nil || m.Kind != "PartialObjectMetadata" {
+		return b.body
+	}
+	u := *b.req.URL
+	u.Path += "/" + m.Metadata.Name
+	get, _ := http.NewRequest(http.MethodGet, u.String(), nil)
+	get.Header = b.req.Header.Clone()
+	get.Header.Set("Accept", "application/json")
+	resp, err := w.rt.RoundTrip(get)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		panic(fmt.Sprintf("read back %s: %d %v", u.Path, resp.StatusCode, err))
+	}
+	return raw
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)
@@ -78,6 +116,7 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 type recordingBody struct {
 	io.ReadCloser
 	w    *writtenBytes
+	req  *http.Request
 	buf  []byte
 	done bool
 }
@@ -88,7 +127,7 @@ func (r *recordingBody) Read(p []byte) (int, error) {
 	if err == io.EOF && !r.done {
 		r.done = true
 		r.w.mu.Lock()
-		r.w.bodies = append(r.w.bodies, r.buf)
+		r.w.bodies = append(r.w.bodies, writtenBody{r.req, r.buf})
 		r.w.mu.Unlock()
 	}
 	return n, err

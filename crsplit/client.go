@@ -82,8 +82,7 @@ func (c *client) read(ctx context.Context, res, ns, name string, cached bool) ([
 
 // getMeta returns only the object's metadata.
 func (c *client) getMeta(ctx context.Context, res, ns, name string) (*metav1.PartialObjectMetadata, error) {
-	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).
-		SetHeader("Accept", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1").Do(ctx))
+	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).SetHeader("Accept", acceptMetadata).Do(ctx))
 	if err != nil {
 		return nil, classify(err, "get", res, ns, name)
 	}
@@ -142,6 +141,24 @@ func (c *client) create(ctx context.Context, res, ns, name string, obj any) ([]b
 	b, err := body(c.rc.Post().Namespace(ns).Resource(res).Body(data).Do(ctx))
 	return b, classify(err, "create", res, ns, name)
 }
+
+// createQuiet is create for an object whose stored form the caller does
+// not need back: the server answers with its metadata only, sparing both
+// sides the encoding of the whole object (a part's or a chunk's bytes).
+func (c *client) createQuiet(ctx context.Context, res, ns, name string, obj any) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if err := checkSize(data, res, name); err != nil {
+		return err
+	}
+	err = c.rc.Post().Namespace(ns).Resource(res).Body(data).SetHeader("Accept", acceptMetadata).Do(ctx).Error()
+	return classify(err, "create", res, ns, name)
+}
+
+// acceptMetadata asks the API server for an object's metadata only.
+const acceptMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 
 func (c *client) update(ctx context.Context, res, ns, name string, obj any) ([]byte, error) {
 	data, err := json.Marshal(obj)

@@ -131,7 +131,7 @@ func (b *backend) writeChunks(ctx context.Context, ns string, owner metav1.Owner
 			ObjectMeta: metav1.ObjectMeta{Name: names[i], Namespace: ns, OwnerReferences: []metav1.OwnerReference{owner}},
 			Spec:       chunkSpec{Of: of, Index: i, Data: chunks[i]},
 		}
-		_, err := b.c.create(ctx, resChunks, ns, names[i], obj)
+		err := b.c.createQuiet(ctx, resChunks, ns, names[i], obj)
 		if isAlreadyExists(err) {
 			return nil
 		}
@@ -261,8 +261,7 @@ func (b *backend) createPart(ctx context.Context, ns string, p *codec.Part, owne
 	}
 	if len(frame) <= InlinePartBytes {
 		obj.Spec.Data, obj.Spec.Complete = frame, true
-		_, err := b.c.create(ctx, res, ns, name, obj)
-		return err
+		return b.c.createQuiet(ctx, res, ns, name, obj)
 	}
 	chunks := codec.Chunks(frame, ChunkBytes)
 	obj.Spec.Chunks = len(chunks)
