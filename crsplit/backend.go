@@ -30,8 +30,8 @@ const (
 )
 
 // PendingTimeout is how old a Release still marked pending must be before
-// it is taken to be left by a writer that crashed, and removed with the
-// parts only it owned.
+// it is taken to be left by a writer that stopped: removed with the parts
+// only it owned when incomplete, committed when complete.
 const PendingTimeout = 10 * time.Minute
 
 // createFirstBytes: parts up to this canonical size that the store has not

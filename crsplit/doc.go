@@ -64,44 +64,42 @@
 // cluster's garbage collector deletes a part with its last owner (and a
 // part's chunks with the part). An ownerReference needs the owner's UID,
 // which exists only once the Release is created, so Create takes two round
-// trips to the API server, the first while the engine is still encoding
-// the release (engine.EarlyCreator):
+// trips to the API server:
 //
-//  1. create the Release reserved, labelled helmstore.io/pending=true, with
-//     only its identity (readers skip it; a concurrent Create of the same
-//     key fails here with ErrReleaseExists);
-//  2. at once: store each part, owned by that Release (a new part is
-//     created with the ownerReference, an existing one gains it through a
-//     JSON patch the API server applies to its latest version; a new
-//     chunked part is written incomplete, then its chunks, then marked
-//     complete), and write the head into the Release (labels, part
-//     digests, release record), labelled pending=parts, with the
-//     resourceVersion of step 1 as precondition.
+//  1. create the Release with the whole head (labels, part digests, release
+//     record), labelled helmstore.io/pending=parts (a concurrent Create of
+//     the same key fails here with ErrReleaseExists);
+//  2. at once, store each part owned by that Release: a new part is created
+//     with the ownerReference, an existing one gains it through a JSON
+//     patch the API server applies to its latest version; a new chunked
+//     part is written incomplete, then its chunks, then marked complete.
 //
-// A Release labelled pending=parts is shown to readers only once every part
-// it references is stored, complete and owned by it, and its chunked
-// record (if any) is all there: readers check. Ownership leaves a part only
-// when its owner is deleted, so a Release that is complete stays complete,
-// and the moment the last of those writes lands is the single moment the
-// release becomes visible. A reader never sees a Release whose parts are
-// missing, and no part is ever without an owner for the garbage collector
-// to act on. After Create returns, the Release is committed in the
-// background (the pending label removed, with the resourceVersion as
-// precondition) so that readers need not check again; Update and Delete of
-// that release in the same store wait for the commit, an Update elsewhere
-// that loses to it retries (the commit changed nothing of the release), and
-// Close waits for all of them. A process that exits first leaves the
-// Release pending=parts: still read correctly, only checked on every read,
-// and committed by the next Update (Helm updates every revision it
-// creates) or by the cleanup below.
+// A Release labelled pending is shown to readers only once every part it
+// references is stored, complete and owned by it, and its chunked record
+// (if any) is all there: readers check. Ownership leaves a part only when
+// its owner is deleted, so a Release that is complete stays complete, and
+// the moment the last part write lands is the one moment the release
+// appears. A reader never sees a Release whose parts are missing, and no
+// part is ever without an owner for the garbage collector to act on. After
+// Create returns, the Release is committed in the background (rewritten
+// without the pending label, with its resourceVersion as precondition) so
+// that readers need not check again; Update and Delete of that release in
+// the same store wait for the commit, an Update elsewhere that loses to it
+// retries (the commit changed nothing of the release), and Close waits for
+// all of them. A process that exits first leaves the Release pending: still
+// read correctly, only checked on every read, and committed by the next
+// Update (Helm updates every revision it creates) or by the cleanup below.
 //
 // A failure in step 2 deletes the Release again with what it wrote. A
-// writer that dies during step 2 leaves a pending Release that owns what
-// it wrote; once older than PendingTimeout it is removed with those parts
-// (found by their ownerReferences) by a later Create of the same key or any
-// Delete in the namespace, and the garbage collector follows it; one found
+// writer that dies during step 2 leaves a pending Release, invisible since
+// incomplete, that owns what it wrote; once older than PendingTimeout it is
+// removed with those parts by a later Create of the same key or any Delete
+// in the namespace, and the garbage collector follows it; one found
 // complete is committed instead. A Create slower than PendingTimeout/2
 // commits before returning, so that it cannot lose to that cleanup.
+// Releases left pending (=true) by earlier versions of crsplit, which wrote
+// the head only with the commit, are never shown and are cleaned up the
+// same way.
 //
 // The backend also cleans up itself, for clusters without a garbage
 // collector and so that Stats is right at once: Delete removes the Release
