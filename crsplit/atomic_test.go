@@ -118,6 +118,8 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	}
 	r := fixture.LargeRelease("app", ns, 1)
 	done := make(chan error)
+	// (The hook reads paused and proceed when it runs: the second Create
+	// below pauses on new ones.)
 	go func() { done <- s.Create(key("app", 1), r) }()
 	<-paused
 	raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
@@ -155,15 +157,35 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[labelPending] != "" || l["status"] != "superseded" {
 		t.Fatalf("labels: %v", l)
 	}
-	// An Update racing the writer's own background commit is no conflict.
+	// A client that read the release before the commit and updates it
+	// after: the commit is no conflict.
+	paused, proceed = make(chan struct{}), make(chan struct{})
 	r2 := fixture.LargeRelease("app", ns, 2)
-	b.hooks.beforeCommit = nil
-	if err := s.Create(key("app", 2), r2); err != nil {
+	go func() { done <- s.Create(key("app", 2), r2) }()
+	<-paused
+	if _, err := other.Get(key("app", 2)); err != nil {
 		t.Fatal(err)
 	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b.commits.waitAll()
 	r2.Info.Status = release.StatusFailed
 	if err := other.Update(key("app", 2), r2); err != nil {
-		t.Fatalf("update racing the commit: %v", err)
+		t.Fatalf("update of a release read before its commit: %v", err)
+	}
+	// A real change in between still is one.
+	if _, err := s.Get(key("app", 2)); err != nil {
+		t.Fatal(err)
+	}
+	r2.Info.Status = release.StatusSuperseded
+	if err := s.Update(key("app", 2), r2); err != nil {
+		t.Fatal(err)
+	}
+	r2.Info.Status = release.StatusDeployed
+	if err := other.Update(key("app", 2), r2); !errors.Is(err, ErrConflict) {
+		t.Fatalf("update after a change by another client: %v, want ErrConflict", err)
 	}
 }
 
