@@ -41,19 +41,15 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
 	reader, _ := openAs(t, k, testenv.KubeAdmin, ns)
-	proceed := make(chan struct{})
-	paused := make(chan struct{})
+	g := newGate()
 	b.hooks.beforePart = func(p *codec.Part) error {
 		if p.Kind == codec.KindValues {
-			close(paused)
-			<-proceed
+			g.hold()
 		}
 		return nil
 	}
 	r := fixture.LargeRelease("app", ns, 1)
-	done := make(chan error)
-	go func() { done <- s.Create(key("app", 1), r) }()
-	<-paused
+	done := g.run(func() error { return s.Create(key("app", 1), r) })
 	// The head is written (the Release is labelled pending=parts)...
 	waitUntil(t, "the head is written", func() bool {
 		raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
@@ -86,7 +82,7 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	if _, err := reader.Delete(key("app", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("delete of a pending release: %v", err)
 	}
-	close(proceed)
+	g.release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -109,19 +105,14 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
 	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
-	proceed := make(chan struct{})
-	paused := make(chan struct{})
+	var g *gate
 	b.hooks.beforeCommit = func(*engine.Head) error {
-		close(paused)
-		<-proceed
+		g.hold()
 		return nil
 	}
+	g = newGate()
 	r := fixture.LargeRelease("app", ns, 1)
-	done := make(chan error)
-	// (The hook reads paused and proceed when it runs: the second Create
-	// below pauses on new ones.)
-	go func() { done <- s.Create(key("app", 1), r) }()
-	<-paused
+	done := g.run(func() error { return s.Create(key("app", 1), r) })
 	raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
 	if err != nil || meta(t, raw).Labels[labelPending] != pendingParts {
 		t.Fatalf("Release before the commit: %v, %s", err, raw)
@@ -146,7 +137,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	if err := other.Update(key("app", 1), r); err != nil {
 		t.Fatalf("update before the commit: %v", err)
 	}
-	close(proceed)
+	g.release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -159,14 +150,13 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	}
 	// A client that read the release before the commit and updates it
 	// after: the commit is no conflict.
-	paused, proceed = make(chan struct{}), make(chan struct{})
+	g = newGate()
 	r2 := fixture.LargeRelease("app", ns, 2)
-	go func() { done <- s.Create(key("app", 2), r2) }()
-	<-paused
+	done = g.run(func() error { return s.Create(key("app", 2), r2) })
 	if _, err := other.Get(key("app", 2)); err != nil {
 		t.Fatal(err)
 	}
-	close(proceed)
+	g.release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -257,6 +247,28 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 	if _, err := s.Get(key("keep", 1)); err != nil {
 		t.Fatalf("the release sharing the crashed writer's chart: %v", err)
 	}
+}
+
+// gate holds an operation at a hook until the test releases it.
+type gate struct{ held, proceed chan struct{} }
+
+func newGate() *gate { return &gate{make(chan struct{}), make(chan struct{})} }
+
+// hold, called by the hook, signals that the operation is held and waits.
+func (g *gate) hold() {
+	close(g.held)
+	<-g.proceed
+}
+
+// release lets the held operation go on.
+func (g *gate) release() { close(g.proceed) }
+
+// run starts op and returns, once op is held, where its result will come.
+func (g *gate) run(op func() error) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- op() }()
+	<-g.held
+	return done
 }
 
 // crashAt is a beforePart hook that stops, as a crash would, at the part
