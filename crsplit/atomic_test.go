@@ -165,7 +165,26 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	if err := other.Update(key("app", 2), r2); err != nil {
 		t.Fatalf("update of a release read before its commit: %v", err)
 	}
-	// A real change in between still is one.
+	// A real change after the commit still is one, even one to the spec
+	// alone (as by kubectl edit): the generation tells.
+	g = newGate()
+	r3 := fixture.LargeRelease("app", ns, 3)
+	done = g.run(func() error { return s.Create(key("app", 3), r3) })
+	if _, err := other.Get(key("app", 3)); err != nil {
+		t.Fatal(err)
+	}
+	g.release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b.commits.waitAll()
+	if _, err := b.c.patch(ctxT(t), resReleases, ns, key("app", 3), "application/merge-patch+json", map[string]any{"spec": map[string]any{"description": "edited"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Update(key("app", 3), r3); !errors.Is(err, ErrConflict) {
+		t.Fatalf("update after the spec was changed by someone else: %v, want ErrConflict", err)
+	}
+	// And a change through the store.
 	if _, err := s.Get(key("app", 2)); err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +357,8 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 }
 
 // TestFailedCreateRollsBack makes a Create fail while storing its parts
-// and after everything is written, and checks nothing is left behind.
+// and after everything is written, and checks nothing is left behind (the
+// Release is hidden before it is removed).
 func TestFailedCreateRollsBack(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
@@ -361,6 +381,26 @@ func TestFailedCreateRollsBack(t *testing.T) {
 		}
 		b.hooks.beforePart, b.hooks.beforeCommit = nil, nil
 		assertNoObjects(t, b, ns, "left by a create failing at "+at)
+	}
+	// A Create that fails after all its writes landed, while another
+	// client saw the release whole and updated it: the release is kept
+	// and the Create reports success, since it did happen.
+	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	r := fixture.LargeRelease("app", ns, 1)
+	b.hooks.beforeCommit = func(*engine.Head) error {
+		r.Info.Status = release.StatusSuperseded
+		if err := other.Update(key("app", 1), r); err != nil {
+			t.Errorf("update of the complete release: %v", err)
+		}
+		return injected
+	}
+	if err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1)); err != nil {
+		t.Fatalf("create whose release another client updated before it failed: %v", err)
+	}
+	b.hooks.beforeCommit = nil
+	got, err := s.Get(key("app", 1))
+	if err != nil || got.Info.Status != release.StatusSuperseded {
+		t.Fatalf("after: %v, %v", got, err)
 	}
 }
 

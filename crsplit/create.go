@@ -37,12 +37,13 @@ var errCrash = errors.New("simulated crash")
 // not check any more; Update and Delete of the release in this store wait
 // for that, and Close waits for all of them.
 //
-// If step 2 fails the Release is deleted again and its parts cleaned up.
+// If step 2 fails the Release is hidden (so that a write whose answer was
+// lost cannot leave it visible) and deleted again with its parts.
 // A writer that dies during step 2 leaves a pending Release that owns what
 // it wrote; once older than PendingTimeout it is removed, with those parts,
 // by a later Create of the same key or any Delete in the namespace (and the
 // garbage collector follows it), or committed if it turns out complete. A
-// Create that took longer than PendingTimeout/2 commits before returning,
+// Create that took longer than PendingTimeout/10 commits before returning,
 // so that it cannot lose to such a cleanup.
 func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
 	start := time.Now()
@@ -70,17 +71,54 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 		err = b.hooks.beforeCommit(h)
 	}
 	if err != nil {
-		if !errors.Is(err, errCrash) {
-			b.rollback(created)
+		if errors.Is(err, errCrash) {
+			return err
 		}
-		return err
+		return b.abandon(created, err)
 	}
 	b.seen.saw(created)
-	if time.Since(start) < b.pendingTimeout/2 {
+	if time.Since(start) < b.pendingTimeout/fastCommitFraction {
 		b.commitLater(created)
 		return nil
 	}
 	return b.commitNow(ctx, created)
+}
+
+// fastCommitFraction: a Create that took less than PendingTimeout divided by
+// this commits in the background. A slower one commits before returning,
+// and fails if its Release was taken for stale and removed meanwhile (which
+// takes a cleanup whose clock runs ahead of the API server's by the rest of
+// PendingTimeout).
+const fastCommitFraction = 10
+
+// abandon undoes a Create whose parts could not all be stored (failed). A
+// write whose answer was lost may have landed, making the release visible
+// for a moment, so the Release is first hidden, as one written by earlier
+// versions before its head (pending=true, never shown; resourceVersion as
+// precondition), then deleted with its parts. If hiding loses to another
+// writer, that writer saw the release whole and updated it: the Create did
+// happen, and is kept.
+func (b *backend) abandon(rel *releaseObject, failed error) error {
+	ctx, cancel := cleanupContext()
+	defer cancel()
+	hidden := *rel
+	hidden.Labels = map[string]string{labelPending: pendingOld, engine.LabelOwner: rel.Spec.Owner}
+	hidden.ManagedFields = nil
+	raw, err := b.c.update(ctx, resReleases, rel.Namespace, rel.Name, &hidden)
+	if isConflict(err) {
+		if cur, gerr := b.getCommitted(ctx, rel.Namespace, rel.Spec.Key); gerr == nil && cur.UID == rel.UID {
+			b.log("helmstore crsplit: release %q in namespace %q was stored and updated by another client although this create reported: %v",
+				rel.Spec.Key, rel.Namespace, failed)
+			return nil
+		}
+	}
+	if err == nil {
+		if obj, derr := decodeRelease(raw); derr == nil {
+			rel = obj
+		}
+	}
+	b.rollback(rel)
+	return failed
 }
 
 // commit removes the pending label from obj, if it is still at obj's
@@ -114,7 +152,20 @@ func (b *backend) commitLater(obj *releaseObject) {
 		ctx, cancel := cleanupContext()
 		defer cancel()
 		err := b.commit(ctx, obj)
-		if err != nil && !isConflict(err) && !objectMissing(err, resReleases, obj.Name) {
+		if isConflict(err) || objectMissing(err, resReleases, obj.Name) {
+			// Fine if another client updated or deleted the release
+			// since; not if it is gone or replaced without either.
+			raw, gerr := b.c.get(ctx, resReleases, obj.Namespace, obj.Name)
+			var cur *releaseObject
+			if gerr == nil {
+				cur, gerr = decodeRelease(raw)
+			}
+			if gerr == nil && cur.UID == obj.UID {
+				return // updated since, which committed it
+			}
+			err = fmt.Errorf("the release is gone (%v): deleted by another client, or removed as stale by a cleanup whose clock runs ahead of the API server's", err)
+		}
+		if err != nil {
 			b.log("helmstore crsplit: committing release %q in namespace %q (it is stored and readable; readers check its parts until it is committed): %v",
 				obj.Spec.Key, obj.Namespace, err)
 		}
@@ -130,10 +181,13 @@ func (b *backend) commitNow(ctx context.Context, obj *releaseObject) error {
 		return err
 	}
 	cur, gerr := b.getCommitted(ctx, obj.Namespace, obj.Spec.Key)
+	if gerr != nil && !errors.Is(gerr, driver.ErrReleaseNotFound) {
+		return gerr
+	}
 	if gerr == nil && cur.UID == obj.UID {
 		return nil // committed, or updated, by someone else
 	}
-	return fmt.Errorf("%w: the release was removed before it was committed (the create took longer than %s)", ErrConflict, b.pendingTimeout/2)
+	return fmt.Errorf("%w: the release was removed before it was committed (the create took longer than %s)", ErrConflict, b.pendingTimeout/fastCommitFraction)
 }
 
 // createRelease creates obj, taking over a stale pending Release of the
@@ -161,7 +215,9 @@ func (b *backend) createRelease(ctx context.Context, obj *releaseObject) (*relea
 		if derr != nil || !b.stale(old) {
 			return nil, driver.ErrReleaseExists
 		}
-		if b.completeStale(ctx, old) {
+		if complete, err := b.completeStale(ctx, old); err != nil {
+			return nil, err
+		} else if complete {
 			return nil, driver.ErrReleaseExists
 		}
 		b.log("helmstore crsplit: removing release %q in namespace %q left pending since %s by a writer that did not finish",
@@ -178,16 +234,17 @@ func (b *backend) stale(obj *releaseObject) bool {
 }
 
 // completeStale commits a stale pending Release that is complete (its
-// writer died after step 2, before the commit) and reports whether it was.
-func (b *backend) completeStale(ctx context.Context, obj *releaseObject) bool {
+// writer stopped after step 2, before the commit) and reports whether it
+// was. An error means it could not tell: the Release must then be kept.
+func (b *backend) completeStale(ctx context.Context, obj *releaseObject) (bool, error) {
 	ok, err := b.visible(ctx, obj)
 	if err != nil || !ok {
-		return false
+		return false, err
 	}
 	if err := b.commit(ctx, obj); err != nil && !isConflict(err) {
 		b.log("helmstore crsplit: committing release %q in namespace %q left uncommitted by its writer: %v", obj.Spec.Key, obj.Namespace, err)
 	}
-	return true
+	return true, nil
 }
 
 // precompute computes the frames of the small parts of h the store has not
@@ -316,8 +373,11 @@ func (b *backend) sweepPending(ctx context.Context, ns string) {
 	}
 	for _, raw := range raws {
 		obj, err := decodeRelease(raw)
-		if err != nil || !b.stale(obj) || b.completeStale(ctx, obj) {
+		if err != nil || !b.stale(obj) {
 			continue
+		}
+		if complete, err := b.completeStale(ctx, obj); err != nil || complete {
+			continue // complete, or unknown: kept
 		}
 		b.log("helmstore crsplit: removing release %q in namespace %q left pending since %s by a writer that did not finish",
 			obj.Spec.Key, obj.Namespace, obj.CreationTimestamp.Time)

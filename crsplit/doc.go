@@ -90,13 +90,21 @@
 // read correctly, only checked on every read, and committed by the next
 // Update (Helm updates every revision it creates) or by the cleanup below.
 //
-// A failure in step 2 deletes the Release again with what it wrote. A
+// A failure in step 2 hides the Release (relabelled pending=true, never
+// shown, with its resourceVersion as precondition: a write whose answer
+// was lost may have made it visible) and deletes it with what it wrote;
+// if hiding loses to another client, which saw the release whole and
+// updated it, the Create did happen and reports success. A
 // writer that dies during step 2 leaves a pending Release, invisible since
 // incomplete, that owns what it wrote; once older than PendingTimeout it is
 // removed with those parts by a later Create of the same key or any Delete
 // in the namespace, and the garbage collector follows it; one found
-// complete is committed instead. A Create slower than PendingTimeout/2
-// commits before returning, so that it cannot lose to that cleanup.
+// complete is committed instead; a Release it cannot check is kept. The
+// age is the cleaning client's clock against the API server's
+// creationTimestamp, so clocks are assumed to agree within minutes: a
+// Create slower than PendingTimeout/10 commits before returning, and
+// fails if it lost to that cleanup; a faster one logs if its background
+// commit finds the Release gone.
 // Releases left pending (=true) by earlier versions of crsplit, which wrote
 // the head only with the commit, are never shown and are cleaned up the
 // same way.

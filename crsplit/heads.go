@@ -349,8 +349,23 @@ func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*
 	if !matches(h, q) {
 		return nil, nil
 	}
-	if ok, err := b.visible(ctx, obj); err != nil || !ok {
-		return nil, err
+	if isPending(&obj.ObjectMeta) {
+		fresh, err := b.visibleVersion(ctx, obj)
+		if err != nil || fresh == nil {
+			return nil, err
+		}
+		if fresh != obj {
+			// Changed since it was listed: go by what it is now.
+			if obj, h = fresh, nil; isReserved(&obj.ObjectMeta) {
+				return nil, nil
+			}
+			if h, err = headOf(obj); err != nil {
+				return nil, err
+			}
+			if !matches(h, q) {
+				return nil, nil
+			}
+		}
 	}
 	b.seen.saw(obj)
 	if err := b.loadBody(ctx, obj, h); err != nil {
@@ -436,11 +451,36 @@ func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObj
 	if obj.Spec.Key != key {
 		return nil, driver.ErrReleaseNotFound
 	}
-	if ok, err := b.visible(ctx, obj); err != nil || !ok {
-		if err == nil {
-			err = driver.ErrReleaseNotFound
+	if obj, err = b.visibleVersion(ctx, obj); err == nil && obj == nil {
+		err = driver.ErrReleaseNotFound
+	}
+	return obj, err
+}
+
+// visibleVersion returns obj if it is visible; otherwise, if the Release
+// changed since obj was read (an Update elsewhere may have committed it and
+// dropped a part obj references), its current version if that is visible;
+// otherwise nil.
+func (b *backend) visibleVersion(ctx context.Context, obj *releaseObject) (*releaseObject, error) {
+	if ok, err := b.visible(ctx, obj); err != nil || ok {
+		if err != nil {
+			return nil, err
 		}
+		return obj, nil
+	}
+	raw, err := b.c.get(ctx, resReleases, obj.Namespace, obj.Name)
+	if objectMissing(err, resReleases, obj.Name) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	return obj, nil
+	cur, err := decodeRelease(raw)
+	if err != nil || cur.ResourceVersion == obj.ResourceVersion || cur.Spec.Key != obj.Spec.Key {
+		return nil, err
+	}
+	if ok, err := b.visible(ctx, cur); err != nil || !ok {
+		return nil, err
+	}
+	return cur, nil
 }

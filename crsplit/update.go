@@ -67,7 +67,11 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 	if errors.Is(err, ErrConflict) && isPending(&old.ObjectMeta) {
 		// Read pending: the change since may be only its commit (by
 		// its writer, in the background), which is no conflict.
-		if cur, gerr := b.getCommitted(ctx, h.Namespace, h.Key); gerr == nil && onlyCommitted(old, cur) {
+		cur, gerr := b.getCommitted(ctx, h.Namespace, h.Key)
+		switch {
+		case gerr != nil && !errors.Is(gerr, driver.ErrReleaseNotFound):
+			return gerr
+		case gerr == nil && onlyCommitted(old, cur):
 			obj.ResourceVersion = cur.ResourceVersion
 			raw, err = b.c.update(ctx, resReleases, h.Namespace, obj.Name, obj)
 		}
