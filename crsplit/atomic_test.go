@@ -148,54 +148,39 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[labelPending] != "" || l["status"] != "superseded" {
 		t.Fatalf("labels: %v", l)
 	}
+	// readBeforeCommit creates revision v, has other read it before the
+	// commit, and returns once the commit is done.
+	readBeforeCommit := func(v int) *release.Release {
+		g = newGate()
+		r := fixture.LargeRelease("app", ns, v)
+		done := g.run(func() error { return s.Create(key("app", v), r) })
+		if _, err := other.Get(key("app", v)); err != nil {
+			t.Fatal(err)
+		}
+		g.release()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		b.commits.waitAll()
+		return r
+	}
 	// A client that read the release before the commit and updates it
 	// after: the commit is no conflict.
-	g = newGate()
-	r2 := fixture.LargeRelease("app", ns, 2)
-	done = g.run(func() error { return s.Create(key("app", 2), r2) })
-	if _, err := other.Get(key("app", 2)); err != nil {
-		t.Fatal(err)
-	}
-	g.release()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	b.commits.waitAll()
+	r2 := readBeforeCommit(2)
 	r2.Info.Status = release.StatusFailed
 	if err := other.Update(key("app", 2), r2); err != nil {
 		t.Fatalf("update of a release read before its commit: %v", err)
 	}
 	// A real change after the commit still is one, even one to the spec
 	// alone (as by kubectl edit): the generation tells.
-	g = newGate()
-	r3 := fixture.LargeRelease("app", ns, 3)
-	done = g.run(func() error { return s.Create(key("app", 3), r3) })
-	if _, err := other.Get(key("app", 3)); err != nil {
-		t.Fatal(err)
-	}
-	g.release()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	b.commits.waitAll()
+	r3 := readBeforeCommit(3)
 	if _, err := b.c.patch(ctxT(t), resReleases, ns, key("app", 3), "application/merge-patch+json", map[string]any{"spec": map[string]any{"description": "edited"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := other.Update(key("app", 3), r3); !errors.Is(err, ErrConflict) {
 		t.Fatalf("update after the spec was changed by someone else: %v, want ErrConflict", err)
 	}
-	// And a change through the store.
-	if _, err := s.Get(key("app", 2)); err != nil {
-		t.Fatal(err)
-	}
-	r2.Info.Status = release.StatusSuperseded
-	if err := s.Update(key("app", 2), r2); err != nil {
-		t.Fatal(err)
-	}
-	r2.Info.Status = release.StatusDeployed
-	if err := other.Update(key("app", 2), r2); !errors.Is(err, ErrConflict) {
-		t.Fatalf("update after a change by another client: %v, want ErrConflict", err)
-	}
+	// (A change through another store is TestUpdateAfterStaleRead's.)
 }
 
 // TestCrashedCreateIsCollected simulates a writer killed after writing the
