@@ -137,13 +137,19 @@ func (c *commits) waitAll() {
 	c.mu.Unlock()
 }
 
-// wait returns once no commit of ns/key is running.
-func (c *commits) wait(ns, key string) {
+// wait returns once no commit of ns/key is running, or ctx is done.
+func (c *commits) wait(ctx context.Context, ns, key string) error {
 	c.mu.Lock()
 	ch := c.running[releaseKey{ns, key}]
 	c.mu.Unlock()
-	if ch != nil {
-		<-ch
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -23,7 +23,9 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 		h      *engine.Head
 		frames map[codec.Digest][]byte
 	)
-	b.commits.wait(ns, key)
+	if err := b.commits.wait(ctx, ns, key); err != nil {
+		return nil, nil, err
+	}
 	for attempt := 0; ; attempt++ {
 		var err error
 		if obj, err = b.getCommitted(ctx, ns, key); err != nil {

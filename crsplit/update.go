@@ -23,7 +23,9 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 	if err := checkCustomLabels(h.Labels); err != nil {
 		return err
 	}
-	b.commits.wait(h.Namespace, h.Key)
+	if err := b.commits.wait(ctx, h.Namespace, h.Key); err != nil {
+		return err
+	}
 	old, ok := b.seen.get(h.Namespace, h.Key)
 	if !ok {
 		var err error
