@@ -398,20 +398,29 @@ func TestFailedCreateRollsBack(t *testing.T) {
 // deleted between them is reported (Get: a missing-part error; List: logged
 // and skipped). That is a release deleted during the read, not one committed
 // before its parts: every release a read failed on must be gone afterwards
-// (the test never writes a key twice).
+// (the test never writes a key twice), and its Delete must have begun
+// before the read failed.
 func TestReadersNeverSeeMissingParts(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	w1, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
 	w2, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
+	type failure struct {
+		how string
+		at  time.Time
+	}
 	var mu sync.Mutex
-	failed := map[string]string{} // key -> how the read failed
+	failed := map[string]failure{}     // key -> how and when a read failed
+	deleting := map[string]time.Time{} // key -> when its Delete began
+	fail := func(k, how string) {
+		mu.Lock()
+		failed[k] = failure{how, time.Now()}
+		mu.Unlock()
+	}
 	reader, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0), driver.WithLog(func(format string, v ...interface{}) {
 		// The engine logs and skips a release it cannot assemble.
 		if strings.Contains(format, "skipping") && len(v) > 0 {
-			mu.Lock()
-			failed[fmt.Sprint(v[0])] = fmt.Sprintf(format, v...)
-			mu.Unlock()
+			fail(fmt.Sprint(v[0]), fmt.Sprintf(format, v...))
 		}
 	}))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -429,6 +438,9 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 			}
 			writes.Add(1)
 			if i > 2 {
+				mu.Lock()
+				deleting[key(name, i-2)] = time.Now()
+				mu.Unlock()
 				if _, err := s.Delete(key(name, i-2)); err != nil {
 					errs <- err
 					return
@@ -470,9 +482,7 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 				switch {
 				case errors.Is(err, driver.ErrReleaseNotFound):
 				case errors.Is(err, engine.ErrPartMissing):
-					mu.Lock()
-					failed[k] = err.Error()
-					mu.Unlock()
+					fail(k, err.Error())
 				case err != nil:
 					errs <- fmt.Errorf("get %s: %w", k, err)
 					return
@@ -490,9 +500,12 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	for k, how := range failed {
+	for k, f := range failed {
 		if _, err := reader.Get(k); !errors.Is(err, driver.ErrReleaseNotFound) {
-			t.Fatalf("a read failed on %s, which still exists (get: %v): %s", k, err, how)
+			t.Fatalf("a read failed on %s, which still exists (get: %v): %s", k, err, f.how)
+		}
+		if began, ok := deleting[k]; !ok || began.After(f.at) {
+			t.Fatalf("a read failed on %s before anything began to delete it: %s", k, f.how)
 		}
 	}
 	rs, _ := reader.List(func(*release.Release) bool { return true })
