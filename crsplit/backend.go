@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/engine"
@@ -151,6 +152,16 @@ func (c *commits) wait(ctx context.Context, ns, key string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// ownedBy reports whether m has an ownerReference to the object uid.
+func ownedBy(m *metav1.ObjectMeta, uid types.UID) bool {
+	for _, o := range m.OwnerReferences {
+		if o.UID == uid {
+			return true
+		}
+	}
+	return false
 }
 
 func ownerRef(kind string, m *metav1.ObjectMeta) metav1.OwnerReference {

@@ -130,12 +130,18 @@ func checkSize(body []byte, res, name string) error {
 	return nil
 }
 
-func (c *client) create(ctx context.Context, res, ns, name string, obj any) ([]byte, error) {
+// encodeObject returns obj's JSON, refused if over MaxObjectBytes.
+func encodeObject(obj any, res, name string) ([]byte, error) {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(data, res, name); err != nil {
+	return data, checkSize(data, res, name)
+}
+
+func (c *client) create(ctx context.Context, res, ns, name string, obj any) ([]byte, error) {
+	data, err := encodeObject(obj, res, name)
+	if err != nil {
 		return nil, err
 	}
 	b, err := body(c.rc.Post().Namespace(ns).Resource(res).Body(data).Do(ctx))
@@ -146,11 +152,8 @@ func (c *client) create(ctx context.Context, res, ns, name string, obj any) ([]b
 // not need back: the server answers with its metadata only, sparing both
 // sides the encoding of the whole object (a part's or a chunk's bytes).
 func (c *client) createQuiet(ctx context.Context, res, ns, name string, obj any) error {
-	data, err := json.Marshal(obj)
+	data, err := encodeObject(obj, res, name)
 	if err != nil {
-		return err
-	}
-	if err := checkSize(data, res, name); err != nil {
 		return err
 	}
 	err = c.rc.Post().Namespace(ns).Resource(res).Body(data).SetHeader("Accept", acceptMetadata).Do(ctx).Error()
@@ -161,11 +164,8 @@ func (c *client) createQuiet(ctx context.Context, res, ns, name string, obj any)
 const acceptMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 
 func (c *client) update(ctx context.Context, res, ns, name string, obj any) ([]byte, error) {
-	data, err := json.Marshal(obj)
+	data, err := encodeObject(obj, res, name)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSize(data, res, name); err != nil {
 		return nil, err
 	}
 	b, err := body(c.rc.Put().Namespace(ns).Resource(res).Name(name).Body(data).Do(ctx))

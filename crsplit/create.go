@@ -7,7 +7,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
@@ -58,7 +57,7 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 		return err
 	}
 	obj := newReleaseObject(h, body)
-	obj.Labels = releaseLabels(h, true)
+	obj.Labels[labelPending] = pendingParts
 	// Compress the parts likely to be written while the Release is being
 	// created (Frame is computed once, on first use).
 	go precompute(h, parts, b.known)
@@ -101,10 +100,7 @@ const fastCommitFraction = 10
 func (b *backend) abandon(rel *releaseObject, failed error) error {
 	ctx, cancel := cleanupContext()
 	defer cancel()
-	hidden := *rel
-	hidden.Labels = map[string]string{labelPending: pendingOld, engine.LabelOwner: rel.Spec.Owner}
-	hidden.ManagedFields = nil
-	raw, err := b.c.update(ctx, resReleases, rel.Namespace, rel.Name, &hidden)
+	hidden, err := b.relabel(ctx, rel, map[string]string{labelPending: pendingOld, engine.LabelOwner: rel.Spec.Owner})
 	if isConflict(err) {
 		if cur, gerr := b.getCommitted(ctx, rel.Namespace, rel.Spec.Key); gerr == nil && cur.UID == rel.UID {
 			b.log("helmstore crsplit: release %q in namespace %q was stored and updated by another client although this create reported: %v",
@@ -113,9 +109,7 @@ func (b *backend) abandon(rel *releaseObject, failed error) error {
 		}
 	}
 	if err == nil {
-		if obj, derr := decodeRelease(raw); derr == nil {
-			rel = obj
-		}
+		rel = hidden
 	}
 	b.rollback(rel)
 	return failed
@@ -124,23 +118,29 @@ func (b *backend) abandon(rel *releaseObject, failed error) error {
 // commit removes the pending label from obj, if it is still at obj's
 // resourceVersion (an update: the store needs no patch rights on Releases).
 func (b *backend) commit(ctx context.Context, obj *releaseObject) error {
-	c := *obj
-	c.Labels = make(map[string]string, len(obj.Labels))
+	labels := make(map[string]string, len(obj.Labels))
 	for k, v := range obj.Labels {
 		if k != labelPending {
-			c.Labels[k] = v
+			labels[k] = v
 		}
 	}
-	c.ManagedFields = nil
-	raw, err := b.c.update(ctx, resReleases, c.Namespace, c.Name, &c)
-	if err != nil {
-		return err
-	}
-	committed, err := decodeRelease(raw)
+	committed, err := b.relabel(ctx, obj, labels)
 	if err == nil {
 		b.seen.saw(committed)
 	}
 	return err
+}
+
+// relabel writes obj back with labels instead of its own, if it is still
+// at obj's resourceVersion, and returns it as written.
+func (b *backend) relabel(ctx context.Context, obj *releaseObject, labels map[string]string) (*releaseObject, error) {
+	c := *obj
+	c.Labels, c.ManagedFields = labels, nil
+	raw, err := b.c.update(ctx, resReleases, c.Namespace, c.Name, &c)
+	if err != nil {
+		return nil, err
+	}
+	return decodeRelease(raw)
 }
 
 // commitLater commits obj in the background. Losing to another write is
@@ -155,12 +155,7 @@ func (b *backend) commitLater(obj *releaseObject) {
 		if isConflict(err) || objectMissing(err, resReleases, obj.Name) {
 			// Fine if another client updated or deleted the release
 			// since; not if it is gone or replaced without either.
-			raw, gerr := b.c.get(ctx, resReleases, obj.Namespace, obj.Name)
-			var cur *releaseObject
-			if gerr == nil {
-				cur, gerr = decodeRelease(raw)
-			}
-			if gerr == nil && cur.UID == obj.UID {
+			if cur, gerr := b.getRelease(ctx, obj.Namespace, obj.Name); gerr == nil && cur != nil && cur.UID == obj.UID {
 				return // updated since, which committed it
 			}
 			err = fmt.Errorf("the release is gone (%v): deleted by another client, or removed as stale by a cleanup whose clock runs ahead of the API server's", err)
@@ -204,26 +199,17 @@ func (b *backend) createRelease(ctx context.Context, obj *releaseObject) (*relea
 		if attempt > 0 {
 			return nil, driver.ErrReleaseExists
 		}
-		raw, gerr := b.c.get(ctx, resReleases, obj.Namespace, obj.Name)
-		if gerr != nil {
-			if objectMissing(gerr, resReleases, obj.Name) {
-				continue // deleted meanwhile: try again
-			}
+		old, gerr := b.getRelease(ctx, obj.Namespace, obj.Name)
+		switch {
+		case gerr == nil && old == nil:
+			continue // deleted meanwhile: try again
+		case gerr != nil || !b.stale(old):
 			return nil, driver.ErrReleaseExists
 		}
-		old, derr := decodeRelease(raw)
-		if derr != nil || !b.stale(old) {
-			return nil, driver.ErrReleaseExists
-		}
-		if complete, err := b.completeStale(ctx, old); err != nil {
+		if kept, err := b.collectStale(ctx, old); err != nil {
 			return nil, err
-		} else if complete {
+		} else if kept {
 			return nil, driver.ErrReleaseExists
-		}
-		b.log("helmstore crsplit: removing release %q in namespace %q left pending since %s by a writer that did not finish",
-			old.Spec.Key, old.Namespace, old.CreationTimestamp.Time)
-		if err := b.removeRelease(ctx, old); err != nil {
-			return nil, err
 		}
 	}
 }
@@ -233,18 +219,24 @@ func (b *backend) stale(obj *releaseObject) bool {
 	return isPending(&obj.ObjectMeta) && b.now().Sub(obj.CreationTimestamp.Time) > b.pendingTimeout
 }
 
-// completeStale commits a stale pending Release that is complete (its
-// writer stopped after step 2, before the commit) and reports whether it
-// was. An error means it could not tell: the Release must then be kept.
-func (b *backend) completeStale(ctx context.Context, obj *releaseObject) (bool, error) {
-	ok, err := b.visible(ctx, obj)
-	if err != nil || !ok {
-		return false, err
+// collectStale handles a stale pending Release: one that is complete (its
+// writer stopped after step 2, before the commit) is committed and kept;
+// one that is not is removed with its parts. One that cannot be checked (an
+// error) is kept.
+func (b *backend) collectStale(ctx context.Context, obj *releaseObject) (kept bool, err error) {
+	complete, err := b.visible(ctx, obj, nil)
+	if err != nil {
+		return true, err
 	}
-	if err := b.commit(ctx, obj); err != nil && !isConflict(err) {
-		b.log("helmstore crsplit: committing release %q in namespace %q left uncommitted by its writer: %v", obj.Spec.Key, obj.Namespace, err)
+	if complete {
+		if err := b.commit(ctx, obj); err != nil && !isConflict(err) {
+			b.log("helmstore crsplit: committing release %q in namespace %q left uncommitted by its writer: %v", obj.Spec.Key, obj.Namespace, err)
+		}
+		return true, nil
 	}
-	return true, nil
+	b.log("helmstore crsplit: removing release %q in namespace %q left pending since %s by a writer that did not finish",
+		obj.Spec.Key, obj.Namespace, obj.CreationTimestamp.Time)
+	return false, b.removeRelease(ctx, obj)
 }
 
 // precompute computes the frames of the small parts of h the store has not
@@ -355,15 +347,6 @@ func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error 
 	})
 }
 
-func ownedBy(m *metav1.ObjectMeta, uid types.UID) bool {
-	for _, o := range m.OwnerReferences {
-		if o.UID == uid {
-			return true
-		}
-	}
-	return false
-}
-
 // sweepPending removes the stale pending Releases of ns, with their parts.
 func (b *backend) sweepPending(ctx context.Context, ns string) {
 	raws, err := b.c.list(ctx, resReleases, ns, metav1.ListOptions{LabelSelector: labelPending})
@@ -376,15 +359,7 @@ func (b *backend) sweepPending(ctx context.Context, ns string) {
 		if err != nil || !b.stale(obj) {
 			continue
 		}
-		if complete, err := b.completeStale(ctx, obj); err != nil || complete {
-			continue // complete, or unknown: kept
-		}
-		b.log("helmstore crsplit: removing release %q in namespace %q left pending since %s by a writer that did not finish",
-			obj.Spec.Key, obj.Namespace, obj.CreationTimestamp.Time)
-		if err := b.c.delete(ctx, resReleases, ns, obj.Name, obj.UID, obj.ResourceVersion); err != nil {
-			continue // committed or changed meanwhile
-		}
-		if err := b.cleanupRelease(ctx, obj); err != nil {
+		if _, err := b.collectStale(ctx, obj); err != nil {
 			b.log("helmstore crsplit: cleaning up after release %q in namespace %q: %v", obj.Spec.Key, ns, err)
 		}
 	}

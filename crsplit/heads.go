@@ -37,7 +37,7 @@ func checkCustomLabels(labels map[string]string) error {
 // releaseLabels returns the Kubernetes labels of h's Release: its custom
 // labels and the system labels. A release name too long for a label value
 // gets no name label (queries by name then filter on spec.name).
-func releaseLabels(h *engine.Head, pending bool) map[string]string {
+func releaseLabels(h *engine.Head) map[string]string {
 	l := make(map[string]string, len(h.Labels)+7)
 	for k, v := range h.Labels {
 		l[k] = v
@@ -53,9 +53,6 @@ func releaseLabels(h *engine.Head, pending bool) map[string]string {
 	}
 	if h.ModifiedAt != 0 {
 		l[engine.LabelModifiedAt] = strconv.FormatInt(h.ModifiedAt, 10)
-	}
-	if pending {
-		l[labelPending] = pendingParts
 	}
 	return l
 }
@@ -104,7 +101,7 @@ func splitBody(h *engine.Head) (*releaseBody, error) {
 func newReleaseObject(h *engine.Head, body *releaseBody) *releaseObject {
 	obj := &releaseObject{
 		TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
-		ObjectMeta: metav1.ObjectMeta{Name: releaseObjectName(h.Key), Namespace: h.Namespace, Labels: releaseLabels(h, false)},
+		ObjectMeta: metav1.ObjectMeta{Name: releaseObjectName(h.Key), Namespace: h.Namespace, Labels: releaseLabels(h)},
 		Spec:       releaseSpec{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner, CreatedAt: h.CreatedAt},
 	}
 	s := &obj.Spec
@@ -138,10 +135,10 @@ func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
 
 func isPending(m *metav1.ObjectMeta) bool { _, ok := m.Labels[labelPending]; return ok }
 
-// isReserved reports whether m is a pending Release that is never visible:
+// isHidden reports whether m is a pending Release that is never visible:
 // one written by an earlier version of crsplit, which wrote the head only
-// with the commit.
-func isReserved(m *metav1.ObjectMeta) bool {
+// with the commit, or one being removed after a failed Create (abandon).
+func isHidden(m *metav1.ObjectMeta) bool {
 	return isPending(m) && m.Labels[labelPending] != pendingParts
 }
 
@@ -149,12 +146,13 @@ func isReserved(m *metav1.ObjectMeta) bool {
 // pending=parts with every part it references stored, complete and owned
 // by it, and its chunked record all there. Ownership is removed from a
 // part only when its owner is deleted, so once visible a Release stays so.
-// Parts are checked in the watch cache first, then in etcd.
-func (b *backend) visible(ctx context.Context, obj *releaseObject) (bool, error) {
+// Parts are checked in the watch cache first, then in etcd. h, if not nil,
+// is obj's head: a chunked record read for the check is kept in it.
+func (b *backend) visible(ctx context.Context, obj *releaseObject, h *engine.Head) (bool, error) {
 	if !isPending(&obj.ObjectMeta) {
 		return true, nil
 	}
-	if isReserved(&obj.ObjectMeta) {
+	if isHidden(&obj.ObjectMeta) {
 		return false, nil
 	}
 	refs, err := refsOf(obj)
@@ -192,9 +190,10 @@ func (b *backend) visible(ctx context.Context, obj *releaseObject) (bool, error)
 		}
 	}
 	if obj.Spec.ReleaseChunks != nil {
-		h, err := headOf(obj)
-		if err != nil {
-			return false, err
+		if h == nil {
+			if h, err = headOf(obj); err != nil {
+				return false, err
+			}
 		}
 		if err := b.loadBody(ctx, obj, h); errors.Is(err, codec.ErrCorrupt) {
 			return false, nil // chunks still being written
@@ -339,7 +338,7 @@ func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, er
 // or does not match q.
 func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*engine.Head, error) {
 	obj, err := decodeRelease(raw)
-	if err != nil || isReserved(&obj.ObjectMeta) {
+	if err != nil || isHidden(&obj.ObjectMeta) {
 		return nil, err
 	}
 	h, err := headOf(obj)
@@ -350,13 +349,13 @@ func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*
 		return nil, nil
 	}
 	if isPending(&obj.ObjectMeta) {
-		fresh, err := b.visibleVersion(ctx, obj)
+		fresh, err := b.visibleVersion(ctx, obj, h)
 		if err != nil || fresh == nil {
 			return nil, err
 		}
 		if fresh != obj {
 			// Changed since it was listed: go by what it is now.
-			if obj, h = fresh, nil; isReserved(&obj.ObjectMeta) {
+			if obj = fresh; isHidden(&obj.ObjectMeta) {
 				return nil, nil
 			}
 			if h, err = headOf(obj); err != nil {
@@ -436,22 +435,14 @@ func matches(h *engine.Head, q engine.Query) bool {
 // getCommitted returns the visible Release stored under key, or
 // driver.ErrReleaseNotFound.
 func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObject, error) {
-	name := releaseObjectName(key)
-	raw, err := b.c.get(ctx, resReleases, ns, name)
-	if objectMissing(err, resReleases, name) {
-		return nil, driver.ErrReleaseNotFound
-	}
+	obj, err := b.getRelease(ctx, ns, releaseObjectName(key))
 	if err != nil {
 		return nil, err
 	}
-	obj, err := decodeRelease(raw)
-	if err != nil {
-		return nil, err
-	}
-	if obj.Spec.Key != key {
+	if obj == nil || obj.Spec.Key != key {
 		return nil, driver.ErrReleaseNotFound
 	}
-	if obj, err = b.visibleVersion(ctx, obj); err == nil && obj == nil {
+	if obj, err = b.visibleVersion(ctx, obj, nil); err == nil && obj == nil {
 		err = driver.ErrReleaseNotFound
 	}
 	return obj, err
@@ -460,27 +451,33 @@ func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObj
 // visibleVersion returns obj if it is visible; otherwise, if the Release
 // changed since obj was read (an Update elsewhere may have committed it and
 // dropped a part obj references), its current version if that is visible;
-// otherwise nil.
-func (b *backend) visibleVersion(ctx context.Context, obj *releaseObject) (*releaseObject, error) {
-	if ok, err := b.visible(ctx, obj); err != nil || ok {
+// otherwise nil. h, if not nil, is obj's head (as for visible).
+func (b *backend) visibleVersion(ctx context.Context, obj *releaseObject, h *engine.Head) (*releaseObject, error) {
+	if ok, err := b.visible(ctx, obj, h); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
 		return obj, nil
 	}
-	raw, err := b.c.get(ctx, resReleases, obj.Namespace, obj.Name)
-	if objectMissing(err, resReleases, obj.Name) {
+	cur, err := b.getRelease(ctx, obj.Namespace, obj.Name)
+	if err != nil || cur == nil || cur.ResourceVersion == obj.ResourceVersion || cur.Spec.Key != obj.Spec.Key {
+		return nil, err
+	}
+	if ok, err := b.visible(ctx, cur, nil); err != nil || !ok {
+		return nil, err
+	}
+	return cur, nil
+}
+
+// getRelease reads the Release object named name, consistently; nil if
+// there is none.
+func (b *backend) getRelease(ctx context.Context, ns, name string) (*releaseObject, error) {
+	raw, err := b.c.get(ctx, resReleases, ns, name)
+	if objectMissing(err, resReleases, name) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	cur, err := decodeRelease(raw)
-	if err != nil || cur.ResourceVersion == obj.ResourceVersion || cur.Spec.Key != obj.Spec.Key {
-		return nil, err
-	}
-	if ok, err := b.visible(ctx, cur); err != nil || !ok {
-		return nil, err
-	}
-	return cur, nil
+	return decodeRelease(raw)
 }

@@ -96,7 +96,7 @@ func (s *seenReleases) get(ns, key string) (*releaseObject, bool) {
 
 // saw records obj, if its head is written (the caller knows it visible).
 func (s *seenReleases) saw(obj *releaseObject) {
-	if obj == nil || isReserved(&obj.ObjectMeta) {
+	if obj == nil || isHidden(&obj.ObjectMeta) {
 		return
 	}
 	o := *obj

@@ -227,13 +227,10 @@ func (b *backend) addOwnerCAS(ctx context.Context, res, ns, name string, owner m
 		if err != nil {
 			return nil, err
 		}
-		owners := append([]metav1.OwnerReference{}, obj.OwnerReferences...)
-		for _, o := range owners {
-			if o.UID == owner.UID {
-				return obj, nil
-			}
+		if ownedBy(&obj.ObjectMeta, owner.UID) {
+			return obj, nil
 		}
-		owners = append(owners, owner)
+		owners := append(append([]metav1.OwnerReference{}, obj.OwnerReferences...), owner)
 		patch := map[string]any{"metadata": map[string]any{"resourceVersion": obj.ResourceVersion, "ownerReferences": owners}}
 		raw, err = b.c.patch(ctx, res, ns, name, types.MergePatchType, patch)
 		if isConflict(err) {

@@ -29,7 +29,7 @@ func (b *backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 				if err != nil {
 					return err
 				}
-				if ok, err := b.visible(ctx, obj); err != nil || !ok {
+				if ok, err := b.visible(ctx, obj, nil); err != nil || !ok {
 					if err != nil {
 						return err
 					}
