@@ -30,6 +30,13 @@ type Head struct {
 	// Summary fields, for backends that show them (crsplit printer
 	// columns). Backends need not store them.
 	ChartName, ChartVersion, AppVersion string
+
+	// Err, set by a backend, says that the stored head could not be read
+	// (garbage labels, a digest that does not parse, ...). Only Namespace
+	// and Key need be set with it. The engine reports such a release as
+	// corrupt (driver.ErrCorrupt naming it on Get, logged and skipped by
+	// List and Query) and Delete must still remove it.
+	Err error
 }
 
 // Parts returns references to the head's parts, chart first.
