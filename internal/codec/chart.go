@@ -73,6 +73,9 @@ func encodeChart(c *chart.Chart) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart values: %w", err)
 	}
+	if err := CheckDepth(values); err != nil {
+		return nil, fmt.Errorf("chart values: %w", err)
+	}
 	h.Values = len(values)
 	h.Schema = blobSize(c.Schema)
 	h.Templates = fileHeaders(c.Templates)

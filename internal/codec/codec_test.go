@@ -47,7 +47,13 @@ func roundTrip(t testing.TB, rls *release.Release, labels map[string]string) *re
 		}
 		return d
 	}
-	out, err := Assemble(s.Body, dec(s.Chart), dec(s.Values), dec(s.Manifest), labels)
+	key := "sh.helm.release.v1.x.v1"
+	body := SealHead(s.Body, key, s.Digest(KindChart), s.Digest(KindValues), s.Digest(KindManifest))
+	head, err := OpenHead(body, key, s.Digest(KindChart), s.Digest(KindValues), s.Digest(KindManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Assemble(head, dec(s.Chart), dec(s.Values), dec(s.Manifest), labels)
 	if err != nil {
 		t.Fatal(err)
 	}

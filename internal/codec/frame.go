@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -8,10 +10,26 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Frame compression byte values.
+// Frame type byte values (the first byte of every stored frame).
 const (
-	frameRaw  byte = 0
-	frameZstd byte = 1
+	frameRaw    byte = 0 // the bytes as they are
+	frameZstd   byte = 1 // uvarint(raw length), then one zstd stream
+	frameSealed byte = 2 // a head body: 32-byte seal, then a raw or zstd frame
+)
+
+// Size limits, enforced when a release is written and again on every read,
+// so stored bytes can never make a reader allocate more: a frame that claims
+// or inflates to more than its limit is corrupt (a decompression bomb).
+const (
+	// MaxPartBytes bounds one part (chart, values or manifest) uncompressed.
+	// Helm itself refuses charts over 100 MiB decompressed.
+	MaxPartBytes = 256 << 20
+	// MaxHeadBytes bounds a release's head: its JSON without chart, values
+	// and manifest (info, notes, hooks), uncompressed.
+	MaxHeadBytes = 32 << 20
+	// MaxJSONDepth is the deepest nesting of JSON that Go (and so Helm) can
+	// decode; a release nested deeper is refused on write.
+	MaxJSONDepth = 10000
 )
 
 // minCompress is the size below which compressing is not worth a zstd header.
@@ -39,7 +57,11 @@ func encoder() *zstd.Encoder {
 
 func decoder() *zstd.Decoder {
 	decOnce.Do(func() {
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<32))
+		// DecodeAll never writes past the capacity of the buffer it is
+		// given, which is the size recorded in the frame: stored bytes
+		// cannot make it allocate more than that.
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0),
+			zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderMaxMemory(MaxPartBytes+1<<20))
 		if err != nil {
 			panic(err)
 		}
@@ -54,6 +76,7 @@ func Compress(raw []byte) []byte {
 	if len(raw) >= minCompress {
 		out := make([]byte, 1, len(raw)/4+64)
 		out[0] = frameZstd
+		out = binary.AppendUvarint(out, uint64(len(raw)))
 		out = encoder().EncodeAll(raw, out)
 		if len(out) < len(raw)+1 {
 			return out
@@ -69,18 +92,45 @@ func Compress(raw []byte) []byte {
 // decoded or whose digest does not match.
 var ErrCorrupt = errors.New("stored data is corrupted")
 
-// Decompress returns the raw bytes held in frame.
+// Decompress returns the raw bytes held in frame (of a sealed head body, the
+// bytes inside the seal, unchecked), refusing more than MaxPartBytes.
 func Decompress(frame []byte) ([]byte, error) {
+	if len(frame) > 0 && frame[0] == frameSealed {
+		if len(frame) < 1+sealSize {
+			return nil, fmt.Errorf("%w: truncated head", ErrCorrupt)
+		}
+		frame = frame[1+sealSize:]
+	}
+	return decompress(frame, MaxPartBytes)
+}
+
+// decompress returns the raw bytes held in frame, refusing more than limit.
+func decompress(frame []byte, limit int) ([]byte, error) {
 	if len(frame) == 0 {
 		return nil, fmt.Errorf("%w: empty frame", ErrCorrupt)
 	}
 	switch frame[0] {
 	case frameRaw:
+		if len(frame)-1 > limit {
+			return nil, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrCorrupt, len(frame)-1, limit)
+		}
 		return frame[1:], nil
 	case frameZstd:
-		raw, err := decoder().DecodeAll(frame[1:], nil)
+		n, k := binary.Uvarint(frame[1:])
+		if k <= 0 {
+			return nil, fmt.Errorf("%w: frame size", ErrCorrupt)
+		}
+		if n > uint64(limit) {
+			return nil, fmt.Errorf("%w: frame claims %d bytes, more than the limit of %d", ErrCorrupt, n, limit)
+		}
+		// One byte of room past the recorded size, so that a stream that
+		// inflates to more than it claims is seen (and stopped) as such.
+		raw, err := decoder().DecodeAll(frame[1+k:], make([]byte, 0, int(n)+1))
 		if err != nil {
 			return nil, fmt.Errorf("%w: zstd: %v", ErrCorrupt, err)
+		}
+		if uint64(len(raw)) != n {
+			return nil, fmt.Errorf("%w: frame inflates to more or less than the %d bytes it records", ErrCorrupt, n)
 		}
 		return raw, nil
 	default:
@@ -88,9 +138,9 @@ func Decompress(frame []byte) ([]byte, error) {
 	}
 }
 
-// Open decompresses frame and checks that its bytes hash to want.
+// Open decompresses a part's frame and checks that its bytes hash to want.
 func Open(frame []byte, want Digest) ([]byte, error) {
-	raw, err := Decompress(frame)
+	raw, err := decompress(frame, MaxPartBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -98,4 +148,83 @@ func Open(frame []byte, want Digest) ([]byte, error) {
 		return nil, fmt.Errorf("%w: digest is %s, want %s", ErrCorrupt, got.Short(), want.Short())
 	}
 	return raw, nil
+}
+
+const sealSize = sha256.Size
+
+// seal returns the checksum binding a head's body to its key and part
+// digests: a head whose body, key or digests were changed apart from the
+// others (a hand edit, a row copied from another release) does not verify.
+func seal(inner []byte, key string, chart, values, manifest Digest) [sealSize]byte {
+	h := sha256.New()
+	h.Write([]byte("helmstore head v1\x00"))
+	h.Write([]byte(key))
+	h.Write([]byte{0})
+	h.Write(chart[:])
+	h.Write(values[:])
+	h.Write(manifest[:])
+	h.Write(inner)
+	var out [sealSize]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// SealHead returns the stored body of a head: the frame of the head's JSON
+// with a checksum over it, key and the part digests.
+func SealHead(frame []byte, key string, chart, values, manifest Digest) []byte {
+	s := seal(frame, key, chart, values, manifest)
+	out := make([]byte, 0, 1+sealSize+len(frame))
+	out = append(out, frameSealed)
+	out = append(out, s[:]...)
+	return append(out, frame...)
+}
+
+// OpenHead checks a stored head body against key and the part digests the
+// store holds beside it, and returns the head's JSON (at most MaxHeadBytes).
+func OpenHead(body []byte, key string, chart, values, manifest Digest) ([]byte, error) {
+	if len(body) == 0 {
+		return nil, fmt.Errorf("%w: head has no body", ErrCorrupt)
+	}
+	if body[0] != frameSealed || len(body) < 1+sealSize {
+		return nil, fmt.Errorf("%w: head body is not sealed", ErrCorrupt)
+	}
+	inner := body[1+sealSize:]
+	want := seal(inner, key, chart, values, manifest)
+	if [sealSize]byte(body[1:1+sealSize]) != want {
+		return nil, fmt.Errorf("%w: head checksum does not match its body, key and part digests", ErrCorrupt)
+	}
+	raw, err := decompress(inner, MaxHeadBytes)
+	if err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	return raw, nil
+}
+
+// CheckDepth returns an error when the JSON in b nests deeper than
+// MaxJSONDepth, which Go's decoder (and so Helm) cannot read back.
+func CheckDepth(b []byte) error {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > MaxJSONDepth {
+				return fmt.Errorf("nested deeper than %d levels, which Helm cannot read back", MaxJSONDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
 }

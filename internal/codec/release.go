@@ -137,12 +137,21 @@ func SplitRelease(rls *release.Release) (*Split, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode release: %w", err)
 	}
+	if len(body) > MaxHeadBytes {
+		return nil, fmt.Errorf("release without chart, values and manifest is %d bytes of JSON, more than the limit of %d", len(body), MaxHeadBytes)
+	}
+	if err := CheckDepth(body); err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
 	s.Body = Compress(body)
 	// Helm's JSON drops empty values (omitempty), so they round-trip as nil.
 	if len(rls.Config) > 0 {
 		v, err := json.Marshal(rls.Config)
 		if err != nil {
 			return nil, fmt.Errorf("encode values: %w", err)
+		}
+		if err := CheckDepth(v); err != nil {
+			return nil, fmt.Errorf("values: %w", err)
 		}
 		raw := make([]byte, 0, len(v)+2)
 		raw = append(append(raw, byte(KindValues), valuesVersion), v...)
@@ -168,6 +177,11 @@ func SplitRelease(rls *release.Release) (*Split, error) {
 		return nil, chartErr
 	}
 	s.Chart = chart
+	for _, p := range s.Parts() {
+		if p.Size > MaxPartBytes {
+			return nil, fmt.Errorf("%s is %d bytes, more than the limit of %d", p.Kind, p.Size, MaxPartBytes)
+		}
+	}
 	return s, nil
 }
 
@@ -218,13 +232,11 @@ func DecodePart(want Kind, raw []byte) (*Decoded, error) {
 	return d, nil
 }
 
-// Assemble rebuilds a release from its head body and decoded parts (nil for
-// an absent part). The result shares no mutable memory with the parts.
-func Assemble(body []byte, chart, values, manifest *Decoded, labels map[string]string) (*release.Release, error) {
-	raw, err := Decompress(body)
-	if err != nil {
-		return nil, fmt.Errorf("head: %w", err)
-	}
+// Assemble rebuilds a release from its head's JSON (OpenHead) and decoded
+// parts (nil for an absent part). The result shares no mutable memory with
+// the parts.
+func Assemble(raw []byte, chart, values, manifest *Decoded, labels map[string]string) (*release.Release, error) {
+	var err error
 	rls := new(release.Release)
 	if err := json.Unmarshal(raw, rls); err != nil {
 		return nil, fmt.Errorf("%w: head: %v", ErrCorrupt, err)

@@ -82,7 +82,7 @@ func (v *view) fail(op, ns, key string, err error) error {
 func (v *view) Get(key string) (*release.Release, error) {
 	ctx, cancel := v.ctx()
 	defer cancel()
-	if _, _, err := ParseKey(key); err != nil {
+	if err := v.checkRead(key); err != nil {
 		return nil, v.fail("get", v.ns, key, err)
 	}
 	for attempt := 0; ; attempt++ {
@@ -99,12 +99,29 @@ func (v *view) Get(key string) (*release.Release, error) {
 			return rls, nil
 		}
 		// Head and parts are two reads: a Delete or Update in between
-		// can remove parts the head we read still names. Read again.
+		// can remove parts the head we read still names. Read again; a
+		// part still missing then is corruption.
 		if errors.Is(err, ErrPartMissing) && attempt < 3 {
 			continue
 		}
 		return nil, v.fail("get", h.Namespace, key, err)
 	}
+}
+
+// checkRead refuses a key that is not Helm's form, and reports
+// ErrReleaseNotFound for a key or view namespace that no write accepts (a
+// name or namespace that is not a valid Kubernetes name): no release can be
+// stored there, and backends need not be asked about bytes they may compare
+// loosely (trailing spaces, collations) or not at all (NUL, invalid UTF-8).
+func (v *view) checkRead(key string) error {
+	name, _, err := ParseKey(key)
+	if err != nil {
+		return err
+	}
+	if checkName(name) != nil || !v.validNamespace() {
+		return driver.ErrReleaseNotFound
+	}
+	return nil
 }
 
 // find returns the head stored under key in the view's namespace, or in the
@@ -127,16 +144,23 @@ func (v *view) find(ctx context.Context, key string) (*Head, error) {
 	return nil, fmt.Errorf("key is in %d namespaces %q: use a view scoped to one", len(hs), nss)
 }
 
+// validNamespace reports whether the view's namespace could hold releases.
+func (v *view) validNamespace() bool { return v.ns == "" || checkNamespace(v.ns) == nil }
+
 // List returns every release in the view's namespace for which filter is true.
 // Releases that cannot be decoded are logged and skipped, as in Helm.
 func (v *view) List(filter func(*release.Release) bool) ([]*release.Release, error) {
 	ctx, cancel := v.ctx()
 	defer cancel()
-	hs, err := v.e.backend.Heads(ctx, Query{Namespace: v.ns})
+	if !v.validNamespace() {
+		return nil, nil
+	}
+	q := Query{Namespace: v.ns}
+	hs, err := v.e.backend.Heads(ctx, q)
 	if err != nil {
 		return nil, v.fail("list", v.ns, "", err)
 	}
-	rs, err := v.e.assembleAll(ctx, hs)
+	rs, err := v.e.assembleAll(ctx, hs, q)
 	if err != nil {
 		return nil, v.fail("list", v.ns, "", err)
 	}
@@ -161,14 +185,14 @@ func (v *view) Query(labels map[string]string) ([]*release.Release, error) {
 	if err != nil {
 		return nil, v.fail("query", v.ns, "", err)
 	}
-	if !ok {
+	if !ok || !v.validNamespace() {
 		return nil, driver.ErrReleaseNotFound
 	}
 	hs, err := v.e.backend.Heads(ctx, q)
 	if err != nil {
 		return nil, v.fail("query", v.ns, "", err)
 	}
-	rs, err := v.e.assembleAll(ctx, hs)
+	rs, err := v.e.assembleAll(ctx, hs, q)
 	if err != nil {
 		return nil, v.fail("query", v.ns, "", err)
 	}
@@ -264,19 +288,22 @@ func (v *view) head(key string, rls *release.Release) (*Head, *codec.Split, erro
 	if err != nil {
 		return h, nil, err
 	}
-	h.Body = split.Body
 	h.Chart, h.Values, h.Manifest = split.Digest(codec.KindChart), split.Digest(codec.KindValues), split.Digest(codec.KindManifest)
+	h.Body = codec.SealHead(split.Body, key, h.Chart, h.Values, h.Manifest)
 	if rls.Chart != nil && rls.Chart.Metadata != nil {
 		h.ChartName, h.ChartVersion, h.AppVersion = rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion
 	}
 	return h, split, nil
 }
 
-// Delete removes the release stored under key and returns it.
+// Delete removes the release stored under key and returns it. A release
+// whose stored data is corrupt is removed all the same; the error then wraps
+// driver.ErrCorrupt and says so, and the release returned holds only what the
+// store's head says (name, namespace, version, status).
 func (v *view) Delete(key string) (*release.Release, error) {
 	ctx, cancel := v.ctx()
 	defer cancel()
-	if _, _, err := ParseKey(key); err != nil {
+	if err := v.checkRead(key); err != nil {
 		return nil, v.fail("delete", v.ns, key, err)
 	}
 	ns := v.ns
@@ -292,23 +319,36 @@ func (v *view) Delete(key string) (*release.Release, error) {
 	if err != nil {
 		return nil, v.fail("delete", ns, key, err)
 	}
-	parts := map[codec.Digest]*codec.Decoded{}
+	ps := newPartSet()
 	for _, ref := range h.Parts() {
 		if d, ok := v.e.cache.Get(ref.Digest); ok {
-			parts[ref.Digest] = d
+			ps.got[ref.Digest] = d
 			continue
 		}
 		d, err := decodeFrame(ref, frames[ref.Digest])
 		if err != nil {
-			return nil, v.fail("delete", ns, key, fmt.Errorf("release was deleted but cannot be returned: %w", err))
+			ps.failed[partKey{ns, ref.Digest}] = err
+			continue
 		}
-		parts[ref.Digest] = d
+		ps.got[ref.Digest] = d
 	}
-	rls, err := v.e.assemble(h, parts, h.Labels)
+	rls, err := v.e.assemble(h, ps, h.Labels)
 	if err != nil {
-		return nil, v.fail("delete", ns, key, fmt.Errorf("release was deleted but cannot be returned: %w", err))
+		v.e.cfg.Log("helmstore: deleted release %q in namespace %q whose stored data is corrupt: %v", key, ns, err)
+		return stub(h, key), v.fail("delete", ns, key, fmt.Errorf("release was deleted, but its stored data is corrupt and cannot be returned: %w", err))
 	}
 	return rls, nil
+}
+
+// stub is what the head of a release says about it, for a release whose
+// stored data cannot be decoded.
+func stub(h *Head, key string) *release.Release {
+	name, version, _ := ParseKey(key)
+	rls := &release.Release{Name: name, Version: version, Namespace: h.Namespace, Info: &release.Info{}}
+	if h.Status != "" {
+		rls.Info.Status = release.Status(h.Status)
+	}
+	return rls
 }
 
 // PartError reports a part that is missing or does not verify.
@@ -328,7 +368,9 @@ func (e *PartError) Error() string {
 func (e *PartError) Unwrap() error { return e.Err }
 
 // ErrPartMissing is wrapped when a head references a part the store lacks.
-var ErrPartMissing = errors.New("part is missing from the store")
+// It wraps driver.ErrCorrupt: a part missing once a release has been read
+// again is corruption.
+var ErrPartMissing = fmt.Errorf("%w: part is missing from the store", codec.ErrCorrupt)
 
 func decodeFrame(ref PartRef, frame []byte) (*codec.Decoded, error) {
 	if frame == nil {
@@ -341,92 +383,156 @@ func decodeFrame(ref PartRef, frame []byte) (*codec.Decoded, error) {
 	return codec.DecodePart(ref.Kind, raw)
 }
 
+// partKey names one namespace's copy of a part.
+type partKey struct {
+	ns string
+	d  codec.Digest
+}
+
+// partSet is what load found: decoded parts by digest (a verified part is
+// the same whichever namespace's copy it came from), and why each copy that
+// could not be used failed.
+type partSet struct {
+	got    map[codec.Digest]*codec.Decoded
+	failed map[partKey]error
+}
+
+func newPartSet() *partSet {
+	return &partSet{got: map[codec.Digest]*codec.Decoded{}, failed: map[partKey]error{}}
+}
+
 // load returns the decoded parts of heads, from the cache where it can and
-// otherwise from one backend call, verified and decoded in parallel. A part
-// that fails is reported per head by assemble; load itself fails only when
-// the backend does.
-func (e *Engine) load(ctx context.Context, heads []*Head) (map[codec.Digest]*codec.Decoded, error) {
-	got := map[codec.Digest]*codec.Decoded{}
-	var refs []PartRef
-	seen := map[codec.Digest]bool{}
+// otherwise from the backend, verified and decoded in parallel. A digest
+// referenced from several namespaces is read from one of them; only if that
+// copy fails is the next namespace's copy read (another round trip), so one
+// namespace's missing or damaged copy never stands for another's. A part that
+// fails is reported per head by assemble; load itself fails only when the
+// backend does.
+func (e *Engine) load(ctx context.Context, heads []*Head) (*partSet, error) {
+	ps := newPartSet()
+	want := map[codec.Digest][]PartRef{} // namespaces' copies still to try
+	var order []codec.Digest
 	for _, h := range heads {
+		if h.Err != nil {
+			continue
+		}
 		for _, ref := range h.Parts() {
-			if seen[ref.Digest] {
+			if _, ok := ps.got[ref.Digest]; ok {
 				continue
 			}
-			seen[ref.Digest] = true
 			if d, ok := e.cache.Get(ref.Digest); ok {
-				got[ref.Digest] = d
-			} else {
-				refs = append(refs, ref)
+				ps.got[ref.Digest] = d
+				continue
+			}
+			copies, seen := want[ref.Digest]
+			if !seen {
+				order = append(order, ref.Digest)
+			}
+			dup := false
+			for _, c := range copies {
+				dup = dup || c.Namespace == ref.Namespace
+			}
+			if !dup {
+				want[ref.Digest] = append(copies, ref)
 			}
 		}
 	}
-	if len(refs) == 0 {
-		return got, nil
-	}
-	frames, err := e.backend.Parts(ctx, refs)
-	if err != nil {
-		return nil, err
-	}
-	decoded := make([]*codec.Decoded, len(refs))
-	parallel(len(refs), func(i int) {
-		if d, err := decodeFrame(refs[i], frames[refs[i].Digest]); err == nil {
-			decoded[i] = d
+	for {
+		var refs []PartRef
+		for _, d := range order {
+			if copies := want[d]; len(copies) > 0 {
+				refs = append(refs, copies[0])
+				want[d] = copies[1:]
+			}
 		}
-	})
-	for i, ref := range refs {
-		if decoded[i] != nil {
-			got[ref.Digest] = decoded[i]
+		if len(refs) == 0 {
+			return ps, nil
+		}
+		frames, err := e.backend.Parts(ctx, refs)
+		if err != nil {
+			return nil, err
+		}
+		decoded := make([]*codec.Decoded, len(refs))
+		errs := make([]error, len(refs))
+		parallel(len(refs), func(i int) {
+			decoded[i], errs[i] = decodeFrame(refs[i], frames[refs[i].Digest])
+		})
+		for i, ref := range refs {
+			if errs[i] != nil {
+				ps.failed[partKey{ref.Namespace, ref.Digest}] = errs[i]
+				continue
+			}
+			ps.got[ref.Digest] = decoded[i]
+			delete(want, ref.Digest)
 			e.cache.Put(ref.Digest, decoded[i])
 		}
 	}
-	return got, nil
 }
 
-// assemble builds the release of h from decoded parts.
-func (e *Engine) assemble(h *Head, parts map[codec.Digest]*codec.Decoded, labels map[string]string) (*release.Release, error) {
+// assemble builds the release of h from decoded parts, checking that the
+// head verifies (its seal over body, key and digests) and that what it holds
+// is the release its key and namespace name.
+func (e *Engine) assemble(h *Head, ps *partSet, labels map[string]string) (*release.Release, error) {
+	if h.Err != nil {
+		return nil, corrupt(h, h.Err)
+	}
+	raw, err := codec.OpenHead(h.Body, h.Key, h.Chart, h.Values, h.Manifest)
+	if err != nil {
+		return nil, corrupt(h, err)
+	}
 	var ds [3]*codec.Decoded
 	for i, k := range codec.Kinds {
 		d := h.Digest(k)
 		if d.IsZero() {
 			continue
 		}
-		p, ok := parts[d]
+		p, ok := ps.got[d]
 		if !ok {
-			// Say why: fetch the frame again is not worth it; decodeFrame
-			// already ran in load. Re-run it for the message.
-			return nil, &PartError{Namespace: h.Namespace, Key: h.Key, Kind: k, Digest: d, Err: e.partProblem(h, k, d)}
+			err := ps.failed[partKey{h.Namespace, d}]
+			if err == nil {
+				err = ErrPartMissing
+			}
+			return nil, &PartError{Namespace: h.Namespace, Key: h.Key, Kind: k, Digest: d, Err: err}
 		}
 		ds[i] = p
 	}
-	rls, err := codec.Assemble(h.Body, ds[0], ds[1], ds[2], labels)
+	rls, err := codec.Assemble(raw, ds[0], ds[1], ds[2], labels)
 	if err != nil {
-		return nil, err
+		return nil, corrupt(h, err)
+	}
+	name, version, err := ParseKey(h.Key)
+	if err != nil {
+		return nil, corrupt(h, err)
+	}
+	if rls.Name != name || rls.Version != version || (rls.Namespace != "" && rls.Namespace != h.Namespace) {
+		return nil, corrupt(h, fmt.Errorf("%w: stored data is release %q version %d in namespace %q", codec.ErrCorrupt, rls.Name, rls.Version, rls.Namespace))
 	}
 	return rls, nil
 }
 
-// partProblem explains why a part of h could not be loaded.
-func (e *Engine) partProblem(h *Head, k codec.Kind, d codec.Digest) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ref := PartRef{Namespace: h.Namespace, Digest: d, Kind: k}
-	frames, err := e.backend.Parts(ctx, []PartRef{ref})
-	if err != nil {
-		return err
-	}
-	if _, err := decodeFrame(ref, frames[d]); err != nil {
-		return err
-	}
-	return errors.New("part could not be decoded")
+// CorruptError reports a release whose stored head cannot be used.
+type CorruptError struct {
+	Namespace, Key string
+	Err            error
 }
 
-// assembleAll loads and builds the releases of hs with all labels, in
-// parallel. A release whose parts went missing because it was deleted or
-// updated meanwhile is read again (or dropped, if gone); one that cannot be
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("release %q in namespace %q: %v", e.Key, e.Namespace, e.Err)
+}
+
+// Unwrap returns the cause; it wraps driver.ErrCorrupt.
+func (e *CorruptError) Unwrap() []error { return []error{e.Err, codec.ErrCorrupt} }
+
+func corrupt(h *Head, err error) error {
+	return &CorruptError{Namespace: h.Namespace, Key: h.Key, Err: err}
+}
+
+// assembleAll loads and builds the releases of hs (the heads matching q)
+// with all labels, in parallel. A release that fails is read again with q,
+// since a Delete or Update may have raced the read: it is then built from its
+// new head if that still matches q, or dropped. One that still cannot be
 // built is logged and left nil, as Helm's drivers skip undecodable releases.
-func (e *Engine) assembleAll(ctx context.Context, hs []*Head) ([]*release.Release, error) {
+func (e *Engine) assembleAll(ctx context.Context, hs []*Head, q Query) ([]*release.Release, error) {
 	parts, err := e.load(ctx, hs)
 	if err != nil {
 		return nil, err
@@ -440,37 +546,32 @@ func (e *Engine) assembleAll(ctx context.Context, hs []*Head) ([]*release.Releas
 		if err == nil {
 			continue
 		}
-		if errors.Is(err, ErrPartMissing) {
-			rls, gone, err := e.reread(ctx, hs[i])
-			if err != nil {
-				return nil, err
-			}
-			if rls != nil || gone { // updated, or deleted, while we read it
-				out[i] = rls
-				continue
-			}
+		rls, err := e.reread(ctx, hs[i], q)
+		if err == nil {
+			out[i] = rls // nil if gone or no longer matching
+			continue
 		}
-		e.cfg.Log("helmstore: skipping release %q in namespace %q that cannot be decoded: %v", hs[i].Key, hs[i].Namespace, errs[i])
+		if !errors.Is(err, codec.ErrCorrupt) {
+			return nil, err
+		}
+		e.cfg.Log("helmstore: skipping release %q in namespace %q that cannot be decoded: %v", hs[i].Key, hs[i].Namespace, err)
 	}
 	return out, nil
 }
 
-// reread reads the head of h again and builds its release. gone reports
-// that the release no longer exists; a nil release with gone false means it
-// still cannot be built.
-func (e *Engine) reread(ctx context.Context, h *Head) (rls *release.Release, gone bool, err error) {
-	hs, err := e.backend.Heads(ctx, Query{Namespace: h.Namespace, Key: h.Key})
+// reread reads the head of h again, as long as it still matches q, and
+// builds its release: nil with no error if it is gone or no longer matches.
+func (e *Engine) reread(ctx context.Context, h *Head, q Query) (*release.Release, error) {
+	q.Namespace, q.Key = h.Namespace, h.Key
+	hs, err := e.backend.Heads(ctx, q)
 	if err != nil || len(hs) == 0 {
-		return nil, len(hs) == 0, err
+		return nil, err
 	}
 	parts, err := e.load(ctx, hs)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	if rls, err = e.assemble(hs[0], parts, allLabels(hs[0])); err != nil {
-		return nil, false, nil
-	}
-	return rls, false, nil
+	return e.assemble(hs[0], parts, allLabels(hs[0]))
 }
 
 // parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.

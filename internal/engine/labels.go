@@ -31,9 +31,28 @@ func IsSystemLabel(key string) bool {
 	return false
 }
 
+// MaxLabels is the most custom labels a release may carry, and the most a
+// Query may select by. Every backend holds at least this many.
+const MaxLabels = 1000
+
+// ReservedLabelPrefix starts label keys that helmstore keeps for itself (on
+// Kubernetes objects); no release may carry one, on any backend.
+const ReservedLabelPrefix = "helmstore.io/"
+
 // customLabels returns rls.Labels without system labels, validated as
 // Kubernetes labels so every backend accepts exactly the same ones.
 func customLabels(in map[string]string) (map[string]string, error) {
+	if n := len(in); n > MaxLabels {
+		custom := 0
+		for k := range in {
+			if !IsSystemLabel(k) {
+				custom++
+			}
+		}
+		if custom > MaxLabels {
+			return nil, fmt.Errorf("release has %d custom labels, more than the limit of %d", custom, MaxLabels)
+		}
+	}
 	out := make(map[string]string, len(in))
 	keys := make([]string, 0, len(in))
 	for k := range in {
@@ -47,6 +66,9 @@ func customLabels(in map[string]string) (map[string]string, error) {
 		v := in[k]
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return nil, fmt.Errorf("invalid label key %q: %s", k, strings.Join(errs, "; "))
+		}
+		if strings.HasPrefix(k, ReservedLabelPrefix) {
+			return nil, fmt.Errorf("invalid label key %q: the prefix %q is reserved for helmstore", k, ReservedLabelPrefix)
 		}
 		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
 			return nil, fmt.Errorf("invalid value %q for label %q: %s", v, k, strings.Join(errs, "; "))
@@ -77,9 +99,13 @@ func allLabels(h *Head) map[string]string {
 
 // buildQuery turns Helm's label query into a Query. ok is false when no
 // release can match (an owner other than helm, a version that is not a
-// canonical integer), so the backend need not be asked.
+// canonical integer, an empty name or status, more custom labels than a
+// release may have), so the backend need not be asked.
 func buildQuery(ns string, labels map[string]string) (q Query, ok bool, err error) {
 	q.Namespace = ns
+	if len(labels) > MaxLabels+6 {
+		return q, false, nil
+	}
 	for k, v := range labels {
 		if IsSystemLabel(k) {
 			continue // checked by what they mean below (names may be longer than a label value)
@@ -91,12 +117,18 @@ func buildQuery(ns string, labels map[string]string) (q Query, ok bool, err erro
 	for k, v := range labels {
 		switch k {
 		case LabelName:
+			if v == "" { // a value, not "any": no release has an empty name
+				return q, false, nil
+			}
 			q.Name = v
 		case LabelOwner:
 			if v != Owner {
 				return q, false, nil
 			}
 		case LabelStatus:
+			if v == "" {
+				return q, false, nil
+			}
 			q.Status = v
 		case LabelVersion:
 			n, err := strconv.Atoi(v)
@@ -120,6 +152,9 @@ func buildQuery(ns string, labels map[string]string) (q Query, ok bool, err erro
 			}
 			q.Labels[k] = v
 		}
+	}
+	if len(q.Labels) > MaxLabels {
+		return q, false, nil
 	}
 	return q, true, nil
 }
