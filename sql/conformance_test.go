@@ -3,12 +3,13 @@ package sql_test
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	_ "github.com/helmstore/helmstore/sql"
+	"github.com/helmstore/helmstore/sql"
 )
 
 func openStore(t *testing.T, name, conn string, opts ...driver.Option) driver.Store {
@@ -20,31 +21,51 @@ func openStore(t *testing.T, name, conn string, opts ...driver.Option) driver.St
 	return s
 }
 
+// harness returns the conformance harness for the named SQL driver: a new
+// database from conn for each Open, another pool over it for Reopen, and the
+// row-editing Tamperer.
+func harness(name string, conn func(t testing.TB) string) drivertest.Harness {
+	var mu sync.Mutex
+	conns := map[driver.Store]string{}
+	return drivertest.Harness{
+		Open: func(t *testing.T) driver.Store {
+			c := conn(t)
+			s := openStore(t, name, c)
+			mu.Lock()
+			conns[s] = c
+			mu.Unlock()
+			return s
+		},
+		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
+			mu.Lock()
+			c, ok := conns[s]
+			mu.Unlock()
+			if !ok {
+				t.Fatal("Reopen of a store Open did not return")
+			}
+			return openStore(t, name, c, opts...)
+		},
+		Tamper: sql.Tamper,
+	}
+}
+
 func TestConformanceSQLite(t *testing.T) {
-	drivertest.Run(t, drivertest.Harness{Open: func(t *testing.T) driver.Store {
-		return openStore(t, "sqlite", filepath.Join(t.TempDir(), "helm.db"))
-	}})
+	drivertest.Run(t, harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }))
 }
 
 func TestConformancePostgres(t *testing.T) {
 	testenv.PostgresServer(t)
-	drivertest.Run(t, drivertest.Harness{Open: func(t *testing.T) driver.Store {
-		return openStore(t, "postgres", testenv.Postgres(t))
-	}})
+	drivertest.Run(t, harness("postgres", testenv.Postgres))
 }
 
 func TestConformanceMySQL(t *testing.T) {
 	testenv.MySQLServer(t)
-	drivertest.Run(t, drivertest.Harness{Open: func(t *testing.T) driver.Store {
-		return openStore(t, "mysql", testenv.MySQL(t))
-	}})
+	drivertest.Run(t, harness("mysql", testenv.MySQL))
 }
 
 // MySQL 8 differs from MariaDB (no RETURNING, other collations and
 // defaults); it runs where a Docker engine does, or at HELMSTORE_TEST_MYSQL8.
 func TestConformanceMySQL8(t *testing.T) {
 	testenv.MySQL8(t)
-	drivertest.Run(t, drivertest.Harness{Open: func(t *testing.T) driver.Store {
-		return openStore(t, "mysql", testenv.MySQL8(t))
-	}})
+	drivertest.Run(t, harness("mysql", testenv.MySQL8))
 }

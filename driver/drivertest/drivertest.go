@@ -11,7 +11,16 @@
 //     compared with the same flow on the Memory driver;
 //  4. a release of at least 32 MiB of JSON;
 //  5. concurrency: racing creates of one key, concurrent upgrades;
-//  6. part reuse and collection, through Store.Stats.
+//  6. part reuse and collection, through Store.Stats;
+//  7. races: all-namespaces List while a release sharing parts comes and
+//     goes in another namespace, Query racing Update, 16 goroutines
+//     upgrading one release on one store and on a store each;
+//  8. hostile input: what every backend must accept and refuse alike
+//     (label limits, reserved labels, values too deep to read back, empty
+//     query values, names and namespaces no write accepts);
+//  9. damaged stored data (flipped, truncated, swapped, missing, bombs),
+//     through the backend's Tamperer: driver.ErrCorrupt for that release
+//     only, which stays deletable.
 package drivertest
 
 import (
@@ -42,6 +51,15 @@ type Harness struct {
 	// Seed seeds the differential test (default 1; HELMSTORE_DIFF_SEED
 	// overrides, to reproduce a failure reported with its seed).
 	Seed uint64
+
+	// Reopen returns another store over the same data as s, with its own
+	// connections and part cache and opts applied, as a second process
+	// would open it. The race tests need it (they are skipped without it).
+	Reopen func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store
+
+	// Tamper returns a Tamperer over the data of s. The damage tests need
+	// it (they are skipped without it).
+	Tamper func(t *testing.T, s driver.Store) Tamperer
 }
 
 // Run runs the whole suite.
@@ -52,6 +70,9 @@ func Run(t *testing.T, h Harness) {
 	t.Run("LargeRelease", func(t *testing.T) { testLargeRelease(t, h) })
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, h) })
 	t.Run("PartReuse", func(t *testing.T) { testPartReuse(t, h) })
+	t.Run("Races", func(t *testing.T) { testRaces(t, h) })
+	t.Run("Hostile", func(t *testing.T) { testHostile(t, h) })
+	t.Run("Damage", func(t *testing.T) { testDamage(t, h) })
 }
 
 func (h Harness) open(t *testing.T) driver.Store {

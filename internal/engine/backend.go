@@ -139,3 +139,15 @@ type Backend interface {
 	// Close releases the backend's resources.
 	Close() error
 }
+
+// HeadRemover is implemented by backends that can remove a head without
+// touching the references of the parts it names. The engine uses it to
+// delete a release whose head does not verify: the digests it names cannot be
+// trusted (they may be another release's), so dropping references to them
+// could delete parts other releases still use. The parts the damaged head
+// really used are left referenced (a few bytes of garbage, never lost data).
+type HeadRemover interface {
+	// RemoveHead removes the head stored under namespace and key, and its
+	// labels, returning driver.ErrReleaseNotFound if there is none.
+	RemoveHead(ctx context.Context, namespace, key string) error
+}
