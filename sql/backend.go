@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/helmstore/helmstore/driver"
@@ -26,6 +28,10 @@ type backend struct {
 	// beforeCommit, when set (by tests), runs inside every write
 	// transaction just before it commits.
 	beforeCommit func(ctx context.Context, tx *stdsql.Tx, attempt int) error
+	// deadlocks counts the deadlocks the database reported to write
+	// transactions (retried or not), for tests: writers take their locks
+	// in one order, so there should be none.
+	deadlocks atomic.Int64
 }
 
 var _ engine.Backend = (*backend)(nil)
@@ -40,6 +46,9 @@ func (b *backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 	var err error
 	for attempt := 0; ; attempt++ {
 		err = b.tryTx(ctx, attempt, fn)
+		if err != nil && isDeadlock(err) {
+			b.deadlocks.Add(1)
+		}
 		if err == nil || !b.d.isRetryable(err) || attempt >= b.retries {
 			return err
 		}
@@ -54,7 +63,7 @@ func (b *backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 }
 
 func (b *backend) tryTx(ctx context.Context, attempt int, fn func(tx *stdsql.Tx) error) error {
-	tx, err := b.db.BeginTx(ctx, nil)
+	tx, err := b.db.BeginTx(ctx, b.d.writeTx())
 	if err != nil {
 		return err
 	}
@@ -89,6 +98,10 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
+// scanHeads reads head rows. A row whose labels or digests do not parse
+// does not fail the whole read: its head carries Err (wrapping
+// codec.ErrCorrupt and naming the release) with Namespace, Key and whatever
+// else parsed, so one damaged release cannot hide the others.
 func scanHeads(rows *stdsql.Rows) ([]*engine.Head, error) {
 	defer rows.Close()
 	var out []*engine.Head
@@ -100,21 +113,32 @@ func scanHeads(rows *stdsql.Rows) ([]*engine.Head, error) {
 			&labels, &chart, &values, &manifest, &h.Body); err != nil {
 			return nil, err
 		}
+		var problems []string
 		if err := json.Unmarshal(labels, &h.Labels); err != nil {
-			return nil, fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, codec.ErrCorrupt, err)
+			h.Labels = nil
+			problems = append(problems, fmt.Sprintf("labels: %v", err))
 		}
-		var err error
 		for _, p := range []struct {
-			s string
-			d *codec.Digest
-		}{{chart, &h.Chart}, {values, &h.Values}, {manifest, &h.Manifest}} {
-			if *p.d, err = codec.ParseDigest(p.s); err != nil {
-				return nil, fmt.Errorf("release %q in namespace %q: %w: %v", h.Key, h.Namespace, codec.ErrCorrupt, err)
+			kind string
+			s    string
+			d    *codec.Digest
+		}{{"chart", chart, &h.Chart}, {"values", values, &h.Values}, {"manifest", manifest, &h.Manifest}} {
+			d, err := codec.ParseDigest(p.s)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s digest: %v", p.kind, err))
+				continue
 			}
+			*p.d = d
+		}
+		if len(problems) > 0 {
+			h.Err = fmt.Errorf("release %q in namespace %q: %w: %s", h.Key, h.Namespace, codec.ErrCorrupt, strings.Join(problems, "; "))
 		}
 		out = append(out, h)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Heads returns the heads matching q in one query; custom labels are matched
@@ -149,11 +173,31 @@ func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, er
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		where = append(where, "EXISTS (SELECT 1 FROM helmstore_labels l WHERE l.namespace = r.namespace AND l.release_key = r.release_key AND l.label_key = ? AND l.label_value = ?)")
-		args = append(args, k, q.Labels[k])
-	}
 	query := "SELECT " + prefixed("r.", headColumns) + " FROM helmstore_releases r"
+	if len(keys) > 0 {
+		// One pass over the labels table whatever the number of labels: the
+		// releases with a row for every (key, value) asked for. The primary
+		// key (namespace, release_key, label_key) allows one row per label
+		// key and release, and each condition names a different key, so a
+		// release matches all n conditions exactly when it has n matching
+		// rows. (One EXISTS per label made PostgreSQL plan and run a join
+		// per label: minutes for a few hundred labels.)
+		var sub []any
+		var in string
+		if q.Namespace != "" {
+			in = "namespace = ? AND "
+			sub = append(sub, q.Namespace)
+		}
+		conds := make([]string, len(keys))
+		for i, k := range keys {
+			conds[i] = "(label_key = ? AND label_value = ?)"
+			sub = append(sub, k, q.Labels[k])
+		}
+		query += " JOIN (SELECT namespace, release_key FROM helmstore_labels WHERE " + in + orTree(conds) +
+			" GROUP BY namespace, release_key HAVING COUNT(*) = " + strconv.Itoa(len(keys)) +
+			") m ON m.namespace = r.namespace AND m.release_key = r.release_key"
+		args = append(sub, args...)
+	}
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -163,6 +207,17 @@ func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, er
 		return nil, err
 	}
 	return scanHeads(rows)
+}
+
+// orTree joins conds with OR as a balanced tree, "((a OR b) OR (c OR d))":
+// SQLite refuses an expression nested deeper than 1,000, which a flat chain
+// of 1,000 ORs is.
+func orTree(conds []string) string {
+	if len(conds) == 1 {
+		return conds[0]
+	}
+	m := len(conds) / 2
+	return "(" + orTree(conds[:m]) + " OR " + orTree(conds[m:]) + ")"
 }
 
 func prefixed(p, cols string) string {
@@ -252,15 +307,25 @@ func (b *backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *engine.Hea
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var vals []string
-	var args []any
-	for _, k := range keys {
-		vals = append(vals, "(?,?,?,?)")
-		args = append(args, h.Namespace, h.Key, k, h.Labels[k])
+	// In batches: 4 values a label, and SQLite allows 32766 in a statement.
+	for len(keys) > 0 {
+		batch := keys[:min(len(keys), labelBatch)]
+		keys = keys[len(batch):]
+		vals := make([]string, len(batch))
+		args := make([]any, 0, 4*len(batch))
+		for i, k := range batch {
+			vals[i] = "(?,?,?,?)"
+			args = append(args, h.Namespace, h.Key, k, h.Labels[k])
+		}
+		if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_labels (namespace, release_key, label_key, label_value) VALUES "+strings.Join(vals, ","), args...); err != nil {
+			return err
+		}
 	}
-	_, err := b.exec(ctx, tx, "INSERT INTO helmstore_labels (namespace, release_key, label_key, label_value) VALUES "+strings.Join(vals, ","), args...)
-	return err
+	return nil
 }
+
+// labelBatch is how many labels one INSERT writes.
+const labelBatch = 500
 
 // Create inserts the head, its labels and a reference to each part, writing
 // the bytes of parts the namespace does not hold yet, in one transaction.
@@ -361,48 +426,91 @@ func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *
 	return nil
 }
 
-// unrefParts drops one reference from each digest in ns and deletes the parts
-// left with none.
-func (b *backend) unrefParts(ctx context.Context, tx *stdsql.Tx, ns string, ds []codec.Digest) error {
-	if len(ds) == 0 {
-		return nil
+// adjustRefs adds a reference to each part in add and drops one from each
+// digest in remove, in one pass in digest order: every writer locks the part
+// rows it changes in the same global order (after its one head), so
+// concurrent writers sharing parts wait for each other but never deadlock.
+// A part new to ns gets its chunks written; a part left with no reference
+// is deleted with its chunks. Digests in both lists cancel out.
+func (b *backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*codec.Part, remove []codec.Digest) error {
+	type change struct {
+		d    string
+		part *codec.Part // nil: drop a reference
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i].String() < ds[j].String() })
-	args := []any{ns}
-	for _, d := range ds {
-		args = append(args, d.String())
+	byDigest := map[string]*change{}
+	for _, d := range remove {
+		if !d.IsZero() {
+			byDigest[d.String()] = &change{d: d.String()}
+		}
 	}
-	in := "namespace = ? AND digest IN (" + placeholders(len(ds)) + ")"
-	if _, err := b.exec(ctx, tx, "UPDATE helmstore_parts SET refs = refs - 1 WHERE "+in, args...); err != nil {
-		return err
+	for _, p := range add {
+		k := p.Digest.String()
+		if _, ok := byDigest[k]; ok {
+			delete(byDigest, k) // +1 and -1
+			continue
+		}
+		byDigest[k] = &change{d: k, part: p}
 	}
-	rows, err := b.query(ctx, tx, "SELECT digest FROM helmstore_parts WHERE refs <= 0 AND "+in, args...)
-	if err != nil {
-		return err
+	changes := make([]*change, 0, len(byDigest))
+	for _, c := range byDigest {
+		changes = append(changes, c)
 	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].d < changes[j].d })
 	var dead []any
-	for rows.Next() {
-		var d string
-		if err := rows.Scan(&d); err != nil {
-			rows.Close()
+	for _, c := range changes {
+		if c.part != nil {
+			if err := b.refParts(ctx, tx, ns, []*codec.Part{c.part}); err != nil {
+				return err
+			}
+			continue
+		}
+		n, ok, err := b.unref(ctx, tx, ns, c.d)
+		if err != nil {
 			return err
 		}
-		dead = append(dead, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
+		if ok && n <= 0 {
+			dead = append(dead, c.d)
+		}
 	}
 	if len(dead) == 0 {
 		return nil
 	}
+	// The dead parts are locked by this transaction (their rows, at refs
+	// 0): deleting them last keeps the lock order.
 	dargs := append([]any{ns}, dead...)
 	din := "namespace = ? AND digest IN (" + placeholders(len(dead)) + ")"
 	if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_part_chunks WHERE "+din, dargs...); err != nil {
 		return err
 	}
-	_, err = b.exec(ctx, tx, "DELETE FROM helmstore_parts WHERE "+din, dargs...)
+	_, err := b.exec(ctx, tx, "DELETE FROM helmstore_parts WHERE "+din, dargs...)
 	return err
+}
+
+// unref drops one reference from part d in ns, returning the references
+// left; ok is false if ns holds no such part.
+func (b *backend) unref(ctx context.Context, tx *stdsql.Tx, ns, d string) (refs int, ok bool, err error) {
+	const upd = "UPDATE helmstore_parts SET refs = refs - 1 WHERE namespace = ? AND digest = ?"
+	var rows *stdsql.Rows
+	if b.d.returning {
+		rows, err = b.query(ctx, tx, upd+" RETURNING refs", ns, d)
+	} else {
+		// The UPDATE locked the row: read our own write back.
+		if _, err = b.exec(ctx, tx, upd, ns, d); err != nil {
+			return 0, false, err
+		}
+		rows, err = b.query(ctx, tx, "SELECT refs FROM helmstore_parts WHERE namespace = ? AND digest = ?", ns, d)
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		if err := rows.Scan(&refs); err != nil {
+			return 0, false, err
+		}
+		ok = true
+	}
+	return refs, ok, rows.Err()
 }
 
 // lockHead reads and locks the head stored under ns and key.
@@ -439,7 +547,7 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 			h.Namespace, h.Key); err != nil {
 			return err
 		}
-		if !sameLabels(old.Labels, h.Labels) {
+		if old.Err != nil || !sameLabels(old.Labels, h.Labels) {
 			if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", h.Namespace, h.Key); err != nil {
 				return err
 			}
@@ -454,10 +562,7 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 				add = append(add, p)
 			}
 		}
-		if err := b.refParts(ctx, tx, h.Namespace, add); err != nil {
-			return err
-		}
-		return b.unrefParts(ctx, tx, h.Namespace, removed)
+		return b.adjustRefs(ctx, tx, h.Namespace, add, removed)
 	})
 }
 
@@ -497,7 +602,9 @@ func diffParts(old, h *engine.Head) (added map[codec.Digest]bool, removed []code
 }
 
 // Delete removes the head and its labels and drops its part references,
-// reading the parts the caller lacks first, in one transaction.
+// reading the parts the caller lacks first, in one transaction. A head that
+// could not be read (Err set) is deleted too, with the references of the
+// digests that parse.
 func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*engine.Head, map[codec.Digest][]byte, error) {
 	var h *engine.Head
 	var frames map[codec.Digest][]byte
@@ -520,12 +627,15 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 		if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_releases WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
 			return err
 		}
-		if len(h.Labels) > 0 {
+		// A head that could not be read (h.Err) may have labels rows its
+		// labels column does not show.
+		if len(h.Labels) > 0 || h.Err != nil {
 			if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
 				return err
 			}
 		}
-		return b.unrefParts(ctx, tx, ns, all)
+		// Only the digests that parse: a garbled one names no stored part.
+		return b.adjustRefs(ctx, tx, ns, nil, all)
 	})
 	if err != nil {
 		return nil, nil, err

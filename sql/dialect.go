@@ -53,3 +53,24 @@ func (d *dialect) rebind(q string) string {
 	}
 	return b.String()
 }
+
+// writeTx returns the options of write transactions. MySQL's are READ
+// COMMITTED: at its default REPEATABLE READ, InnoDB takes gap locks on the
+// labels, parts and chunks indexes that make writers of unrelated releases
+// deadlock each other. Nothing a write transaction decides rests on a
+// snapshot: heads are read with FOR UPDATE and reference counts are changed
+// under the part rows' locks, and the parts a Delete reads are kept by the
+// locked head's own references. PostgreSQL's default is READ COMMITTED
+// already; SQLite serializes writers.
+func (d *dialect) writeTx() *stdsql.TxOptions {
+	if d.name == "mysql" {
+		return &stdsql.TxOptions{Isolation: stdsql.LevelReadCommitted}
+	}
+	return nil
+}
+
+// isDeadlock reports a deadlock detected by PostgreSQL (SQLSTATE 40P01) or
+// MySQL (error 1213).
+func isDeadlock(err error) bool {
+	return pgCode(err) == "40P01" || mysqlCode(err) == 1213
+}
