@@ -68,6 +68,8 @@ type backend struct {
 	seen *seenReleases
 	// commits tracks the commits running in the background.
 	commits *commits
+	// writing serializes this store's Updates of one release.
+	writing *keyLocks
 }
 
 var _ engine.Backend = (*backend)(nil)
@@ -85,7 +87,7 @@ type hooks struct {
 }
 
 func newBackend(c *client, log func(string, ...interface{})) *backend {
-	return &backend{c: c, log: log, now: time.Now, pendingTimeout: PendingTimeout, known: newKnownParts(4096), seen: newSeenReleases(4096), commits: newCommits()}
+	return &backend{c: c, log: log, now: time.Now, pendingTimeout: PendingTimeout, known: newKnownParts(4096), seen: newSeenReleases(4096), commits: newCommits(), writing: newKeyLocks()}
 }
 
 // Close waits for the commits running in the background.
@@ -151,6 +153,47 @@ func (c *commits) wait(ctx context.Context, ns, key string) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// keyLocks are per-release mutexes that honour a context.
+type keyLocks struct {
+	mu sync.Mutex
+	m  map[releaseKey]*keyLock
+}
+
+type keyLock struct {
+	ch      chan struct{} // holds a token while locked
+	waiters int           // holders and waiters; the lock goes at 0
+}
+
+func newKeyLocks() *keyLocks { return &keyLocks{m: map[releaseKey]*keyLock{}} }
+
+// lock locks ns/key and returns the function that unlocks it, or ctx's
+// error.
+func (l *keyLocks) lock(ctx context.Context, ns, key string) (unlock func(), err error) {
+	k := releaseKey{ns, key}
+	l.mu.Lock()
+	kl := l.m[k]
+	if kl == nil {
+		kl = &keyLock{ch: make(chan struct{}, 1)}
+		l.m[k] = kl
+	}
+	kl.waiters++
+	l.mu.Unlock()
+	release := func() {
+		l.mu.Lock()
+		if kl.waiters--; kl.waiters == 0 {
+			delete(l.m, k)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case kl.ch <- struct{}{}:
+		return func() { <-kl.ch; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, ctx.Err()
 	}
 }
 

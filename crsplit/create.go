@@ -325,13 +325,13 @@ func (b *backend) removeRelease(ctx context.Context, rel *releaseObject) error {
 
 // cleanupRelease drops a deleted Release's ownership of its parts (deleting
 // those no live Release owns) and deletes its body chunks.
+// Of a damaged Release, only the parts whose digests parse, and its
+// chunks if their count is believable (the garbage collector takes the
+// rest).
 func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error {
-	refs, err := refsOf(rel)
-	if err != nil {
-		return err
-	}
+	refs := someRefsOf(rel)
 	var names []string
-	if cs := rel.Spec.ReleaseChunks; cs != nil {
+	if cs := rel.Spec.ReleaseChunks; cs != nil && cs.Count <= maxReleaseChunks {
 		for i := 0; i < cs.Count; i++ {
 			names = append(names, releaseChunkName(rel.UID, cs.ID, i))
 		}
@@ -346,6 +346,10 @@ func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error 
 		return nil
 	})
 }
+
+// maxReleaseChunks bounds the chunks of a release record (MaxHeadBytes,
+// compressed, is far less).
+const maxReleaseChunks = 1 + codec.MaxHeadBytes/ChunkBytes
 
 // sweepPending removes the stale pending Releases of ns, with their parts.
 func (b *backend) sweepPending(ctx context.Context, ns string) {

@@ -2,6 +2,7 @@ package crsplit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
@@ -17,51 +18,121 @@ import (
 // with parts missing; a crash before the parts are cleaned up leaves them
 // owned only by a Release that no longer exists, which the cluster's
 // garbage collector (or the next cleanup of the same part) removes.
+//
+// Once the Release is deleted, Delete succeeds: a cleanup that fails (a
+// part shared with releases being created and deleted all the time can
+// keep changing under it) is logged, and left to the garbage collector and
+// to later cleanups of the same parts, which skip owners that are gone.
+//
+// A Release whose head cannot be read (damaged by hand, a bad restore) is
+// deleted too, returned as a head with only Namespace, Key and Err; the
+// parts and chunks it names are cleaned up as far as they can be made out.
 func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*engine.Head, map[codec.Digest][]byte, error) {
 	var (
 		obj    *releaseObject
 		h      *engine.Head
 		frames map[codec.Digest][]byte
+		bo     backoff
 	)
 	if err := b.commits.wait(ctx, ns, key); err != nil {
 		return nil, nil, err
 	}
 	for attempt := 0; ; attempt++ {
 		var err error
-		if obj, err = b.getCommitted(ctx, ns, key); err != nil {
-			return nil, nil, err
-		}
-		if h, err = headOf(obj); err != nil {
-			return nil, nil, err
-		}
-		if err := b.loadBody(ctx, obj, h); err != nil {
-			return nil, nil, err
-		}
-		var want []engine.PartRef
-		for _, r := range h.Parts() {
-			if !have(r.Digest) {
-				want = append(want, r)
-			}
-		}
-		if frames, err = b.Parts(ctx, want); err != nil {
+		if obj, h, frames, err = b.readForDelete(ctx, ns, key, have); err != nil {
 			return nil, nil, err
 		}
 		err = b.c.delete(ctx, resReleases, ns, obj.Name, obj.UID, obj.ResourceVersion)
 		if err == nil {
-			b.seen.forget(ns, key)
 			break
 		}
 		if objectMissing(err, resReleases, obj.Name) {
-			b.seen.forget(ns, key)
+			b.seen.forget(ns, key, obj.UID, obj.ResourceVersion)
 			return nil, nil, driver.ErrReleaseNotFound
 		}
-		if !isConflict(err) || attempt >= 5 {
-			return nil, nil, err
+		if isConflict(err) && attempt < 10 {
+			if err := bo.wait(ctx); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if _, ok := apiStatus(err); !ok && b.deletedAnyway(ns, obj) {
+			// The answer was lost, not the delete.
+			break
+		}
+		return nil, nil, err
+	}
+	b.seen.forget(ns, key, obj.UID, obj.ResourceVersion)
+	cctx, cancel := cleanupContext()
+	defer cancel()
+	if err := b.cleanupRelease(cctx, obj); err != nil {
+		b.log("helmstore crsplit: release %q in namespace %q deleted, but what it owned is not all cleaned up (the garbage collector, or the next cleanup of the same parts, removes it): %v",
+			key, ns, err)
+	}
+	b.sweepPending(cctx, ns)
+	return h, frames, nil
+}
+
+// deletedAnyway reports, after a delete of obj failed without an answer
+// from the API server, whether obj is gone all the same.
+func (b *backend) deletedAnyway(ns string, obj *releaseObject) bool {
+	ctx, cancel := cleanupContext()
+	defer cancel()
+	m, err := b.c.getMeta(ctx, resReleases, ns, obj.Name)
+	return objectMissing(err, resReleases, obj.Name) || err == nil && m.UID != obj.UID
+}
+
+// readForDelete reads the Release to delete, its head and the frames of the
+// parts the caller lacks. A Release that cannot be read is returned as
+// far as it decodes, with a head that has Err set.
+func (b *backend) readForDelete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*releaseObject, *engine.Head, map[codec.Digest][]byte, error) {
+	obj, err := b.getCommitted(ctx, ns, key)
+	var h *engine.Head
+	if err == nil {
+		h, err = headOf(obj)
+	}
+	if err == nil {
+		err = b.loadBody(ctx, obj, h)
+	}
+	if errors.Is(err, codec.ErrCorrupt) {
+		raw, gerr := b.c.get(ctx, resReleases, ns, releaseObjectName(key))
+		if objectMissing(gerr, resReleases, releaseObjectName(key)) {
+			return nil, nil, nil, driver.ErrReleaseNotFound
+		}
+		if gerr != nil {
+			return nil, nil, nil, gerr
+		}
+		obj = decodeDamaged(raw)
+		return obj, damagedHead(obj, key, err), nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var want []engine.PartRef
+	for _, r := range h.Parts() {
+		if !have(r.Digest) {
+			want = append(want, r)
 		}
 	}
-	if err := b.cleanupRelease(ctx, obj); err != nil {
-		return nil, nil, fmt.Errorf("release deleted, but its parts could not be cleaned up: %w", err)
+	frames, err := b.Parts(ctx, want)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	b.sweepPending(ctx, ns)
-	return h, frames, nil
+	return obj, h, frames, nil
+}
+
+// damagedHead is the head reported for the Release obj stored under key,
+// which cannot be read because of cause: Namespace and Key, Err, and what
+// the key and the labels tell (name, version, status, owner) for queries.
+func damagedHead(obj *releaseObject, key string, cause error) *engine.Head {
+	if !errors.Is(cause, codec.ErrCorrupt) {
+		cause = fmt.Errorf("%w: %v", codec.ErrCorrupt, cause)
+	}
+	h := &engine.Head{Namespace: obj.Namespace, Key: key, Labels: map[string]string{},
+		Err: fmt.Errorf("release %q in namespace %q: its Release object %s cannot be read: %w", key, obj.Namespace, obj.Name, cause)}
+	if name, version, err := engine.ParseKey(key); err == nil {
+		h.Name, h.Version = name, version
+	}
+	h.Status, h.Owner = obj.Labels[engine.LabelStatus], obj.Labels[engine.LabelOwner]
+	return h
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/helmstore/helmstore/driver"
@@ -133,6 +134,21 @@ func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
 	return h.Parts(), nil
 }
 
+// someRefsOf returns the parts obj references as far as its digests parse
+// (for cleaning up after a damaged Release).
+func someRefsOf(obj *releaseObject) []engine.PartRef {
+	var out []engine.PartRef
+	for _, p := range []struct {
+		s string
+		k codec.Kind
+	}{{obj.Spec.Parts.Chart, codec.KindChart}, {obj.Spec.Parts.Values, codec.KindValues}, {obj.Spec.Parts.Manifest, codec.KindManifest}} {
+		if d, err := codec.ParseDigest(p.s); err == nil && !d.IsZero() {
+			out = append(out, engine.PartRef{Namespace: obj.Namespace, Digest: d, Kind: p.k})
+		}
+	}
+	return out
+}
+
 func isPending(m *metav1.ObjectMeta) bool { _, ok := m.Labels[labelPending]; return ok }
 
 // isHidden reports whether m is a pending Release that is never visible:
@@ -210,6 +226,45 @@ func decodeRelease(raw []byte) (*releaseObject, error) {
 		return nil, fmt.Errorf("%w: Release object: %v", codec.ErrCorrupt, err)
 	}
 	return &obj, nil
+}
+
+// decodeDamaged decodes what it can of a Release object that does not
+// decode as a whole (a field of the wrong type, a record that is not
+// base64): its metadata, and each field of its spec that decodes.
+func decodeDamaged(raw []byte) *releaseObject {
+	var o struct {
+		metav1.TypeMeta   `json:",inline"`
+		metav1.ObjectMeta `json:"metadata"`
+		Spec              map[string]json.RawMessage `json:"spec"`
+	}
+	if err := json.Unmarshal(raw, &o); err != nil {
+		// Not even the metadata: keep the name, if that much decodes.
+		var m struct {
+			Metadata struct {
+				Name, Namespace, UID, ResourceVersion string
+			} `json:"metadata"`
+		}
+		json.Unmarshal(raw, &m)
+		o.Name, o.Namespace, o.UID, o.ResourceVersion = m.Metadata.Name, m.Metadata.Namespace, types.UID(m.Metadata.UID), m.Metadata.ResourceVersion
+	}
+	obj := &releaseObject{TypeMeta: o.TypeMeta, ObjectMeta: o.ObjectMeta}
+	s := &obj.Spec
+	for k, p := range map[string]any{"key": &s.Key, "parts": &s.Parts, "releaseChunks": &s.ReleaseChunks} {
+		if v, ok := o.Spec[k]; ok {
+			json.Unmarshal(v, p)
+		}
+	}
+	return obj
+}
+
+// keyOf returns the key a Release object that cannot be read is stored
+// under: its spec.key if that names it, else its name (a key too long
+// for a name is hashed, and then the name is all there is).
+func keyOf(obj *releaseObject) string {
+	if obj.Spec.Key != "" && releaseObjectName(obj.Spec.Key) == obj.Name {
+		return obj.Spec.Key
+	}
+	return obj.Name
 }
 
 // headOf returns the head stored in obj, without its body when the body is
@@ -307,15 +362,9 @@ func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, er
 	}
 	var out []*engine.Head
 	for _, raw := range raws {
-		h, err := b.decodeHead(ctx, raw, q)
+		h, err := b.headOrDamaged(ctx, raw, q)
 		if err != nil {
-			if q.Key != "" || !errors.Is(err, codec.ErrCorrupt) {
-				return nil, err
-			}
-			// As the engine does with a release whose parts cannot be
-			// read: one damaged object must not break every list.
-			b.log("helmstore crsplit: skipping a Release object that cannot be decoded: %v", err)
-			continue
+			return nil, err
 		}
 		if h != nil {
 			out = append(out, h)
@@ -332,6 +381,44 @@ func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, er
 		return a.Version < c.Version
 	})
 	return out, nil
+}
+
+// headOrDamaged is decodeHead, except that a Release that cannot be read
+// is returned as a head with Err set (one damaged object must not break
+// every list, and must stay deletable). A Release whose record chunks were
+// missing may just have been updated, its old chunks deleted, since it was
+// read: it is read again, and goes by its new version if it has one.
+func (b *backend) headOrDamaged(ctx context.Context, raw []byte, q engine.Query) (*engine.Head, error) {
+	h, err := b.decodeHead(ctx, raw, q)
+	if err == nil || !errors.Is(err, codec.ErrCorrupt) {
+		return h, err
+	}
+	obj := decodeDamaged(raw)
+	if obj.Name == "" {
+		return nil, err // not even a name: nothing to report it as
+	}
+	if fresh, gerr := b.c.get(ctx, resReleases, obj.Namespace, obj.Name); objectMissing(gerr, resReleases, obj.Name) {
+		return nil, nil // deleted meanwhile
+	} else if gerr != nil {
+		return nil, gerr
+	} else if cur := decodeDamaged(fresh); cur.UID != obj.UID || cur.ResourceVersion != obj.ResourceVersion {
+		if h, err = b.decodeHead(ctx, fresh, q); err == nil || !errors.Is(err, codec.ErrCorrupt) {
+			return h, err
+		}
+		obj = cur
+	}
+	key := keyOf(obj)
+	if q.Key != "" {
+		if releaseObjectName(q.Key) != obj.Name {
+			return nil, nil
+		}
+		key = q.Key
+	}
+	dh := damagedHead(obj, key, err)
+	if q.Name != "" && dh.Name != "" && dh.Name != q.Name || q.Version != nil && dh.Version != 0 && dh.Version != *q.Version {
+		return nil, nil
+	}
+	return dh, nil
 }
 
 // decodeHead returns the head stored in raw, or nil if it is not visible
@@ -439,8 +526,11 @@ func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObj
 	if err != nil {
 		return nil, err
 	}
-	if obj == nil || obj.Spec.Key != key {
+	if obj == nil {
 		return nil, driver.ErrReleaseNotFound
+	}
+	if obj.Spec.Key != key {
+		return nil, fmt.Errorf("Release %s in namespace %s: %w: spec.key %q does not match the object's name", obj.Name, ns, codec.ErrCorrupt, obj.Spec.Key)
 	}
 	if obj, err = b.visibleVersion(ctx, obj, nil); err == nil && obj == nil {
 		err = driver.ErrReleaseNotFound

@@ -2,7 +2,10 @@ package crsplit
 
 import (
 	"container/list"
+	"strconv"
 	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/helmstore/helmstore/internal/codec"
 )
@@ -82,19 +85,54 @@ type releaseKey struct{ ns, key string }
 // last read or wrote it (without its record): an Update of a release the
 // store has seen writes at once, with that resourceVersion as the
 // precondition, instead of reading it again first.
+//
+// An entry never goes back in time: reads running concurrently with writes
+// of the same store finish in any order, and a read that fetched an older
+// version and finishes last must not replace the newer one (Update would
+// then use an outdated precondition and fail with a false conflict). Of two
+// versions, the one with the larger resourceVersion is kept; etcd's are
+// revisions of the whole store, comparable across objects, so this also
+// orders a Release deleted and created again. A forgotten entry keeps the
+// version it forgot, so that a read of that version or an older one
+// finishing afterwards is not taken for news.
 type seenReleases struct {
-	c *lru[releaseKey, *releaseObject]
+	mu sync.Mutex // makes compare-and-put atomic
+	c  *lru[releaseKey, seenEntry]
+}
+
+// seenEntry is a release as last seen; obj is nil once forgotten.
+type seenEntry struct {
+	obj *releaseObject
+	uid types.UID
+	rv  string
 }
 
 func newSeenReleases(max int) *seenReleases {
-	return &seenReleases{newLRU[releaseKey, *releaseObject](max)}
+	return &seenReleases{c: newLRU[releaseKey, seenEntry](max)}
 }
 
 func (s *seenReleases) get(ns, key string) (*releaseObject, bool) {
-	return s.c.get(releaseKey{ns, key})
+	e, ok := s.c.get(releaseKey{ns, key})
+	if !ok || e.obj == nil {
+		return nil, false
+	}
+	return e.obj, true
 }
 
-// saw records obj, if its head is written (the caller knows it visible).
+// newer reports whether the version (uid, rv) is newer than what e holds.
+// ResourceVersions that are not numbers (an API server not backed by
+// etcd) cannot be ordered: any other version counts as newer, as before.
+func (e seenEntry) newer(uid types.UID, rv string) bool {
+	a, aerr := strconv.ParseUint(rv, 10, 64)
+	b, berr := strconv.ParseUint(e.rv, 10, 64)
+	if aerr != nil || berr != nil {
+		return uid != e.uid || rv != e.rv
+	}
+	return a > b
+}
+
+// saw records obj, if its head is written (the caller knows it visible)
+// and it is newer than the version already recorded.
 func (s *seenReleases) saw(obj *releaseObject) {
 	if obj == nil || isHidden(&obj.ObjectMeta) {
 		return
@@ -102,7 +140,33 @@ func (s *seenReleases) saw(obj *releaseObject) {
 	o := *obj
 	o.ManagedFields = nil
 	o.Spec.Release, o.Spec.Record = nil, nil
-	s.c.put(releaseKey{o.Namespace, o.Spec.Key}, &o)
+	k := releaseKey{o.Namespace, o.Spec.Key}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.c.get(k); ok && !e.newer(o.UID, o.ResourceVersion) {
+		return
+	}
+	s.c.put(k, seenEntry{obj: &o, uid: o.UID, rv: o.ResourceVersion})
 }
 
-func (s *seenReleases) forget(ns, key string) { s.c.remove(releaseKey{ns, key}) }
+// seenAt reports whether the store has seen the Release at cur's version
+// or a later one (cur is not newer than what it recorded).
+func (s *seenReleases) seenAt(cur *releaseObject) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.c.get(releaseKey{cur.Namespace, cur.Spec.Key})
+	return ok && e.obj != nil && e.uid == cur.UID && !e.newer(cur.UID, cur.ResourceVersion)
+}
+
+// forget drops the release, known to be gone or changed since the version
+// (uid, rv) the store saw; reads of that version or older finishing later
+// are ignored.
+func (s *seenReleases) forget(ns, key string, uid types.UID, rv string) {
+	k := releaseKey{ns, key}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.c.get(k); ok && e.obj != nil && (seenEntry{uid: uid, rv: rv}).newer(e.uid, e.rv) {
+		return // a newer version is recorded already: keep it
+	}
+	s.c.put(k, seenEntry{uid: uid, rv: rv})
+}

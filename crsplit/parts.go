@@ -3,7 +3,10 @@ package crsplit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	mrand "math/rand/v2"
+	"net/http"
 	"sync"
 	"time"
 
@@ -23,12 +26,19 @@ func decodePart(raw []byte) (*partObject, error) {
 }
 
 // Parts reads the referenced parts, in parallel. A part that is absent,
-// not yet complete or missing a chunk is left out of the result.
+// not yet complete or missing a chunk is left out of the result. A part
+// whose objects are damaged (a part object or chunk that does not decode,
+// a renumbered chunk) is returned as an empty frame, which the engine
+// reports as corrupt for the releases that use it, and for them only.
 func (b *backend) Parts(ctx context.Context, refs []engine.PartRef) (map[codec.Digest][]byte, error) {
 	out := make(map[codec.Digest][]byte, len(refs))
 	var mu sync.Mutex
 	err := parallel(ctx, len(refs), func(ctx context.Context, i int) error {
 		frame, err := b.readPart(ctx, refs[i])
+		if errors.Is(err, codec.ErrCorrupt) {
+			b.log("helmstore crsplit: %s part %s in namespace %q is damaged: %v", refs[i].Kind, refs[i].Digest.Short(), refs[i].Namespace, err)
+			frame, err = []byte{}, nil
+		}
 		if err != nil || frame == nil {
 			return err
 		}
@@ -174,7 +184,15 @@ func partChunkNames(obj *partObject) []string {
 func (b *backend) ensurePart(ctx context.Context, ns string, p *codec.Part, owner metav1.OwnerReference) error {
 	res, name := partResource(p.Kind), p.Digest.String()
 	create := !b.known.has(ns, p.Digest) && p.Size <= createFirstBytes
-	for attempt := 0; attempt < 10; attempt++ {
+	var bo backoff
+	for attempt := 0; attempt < 20; attempt++ {
+		if attempt > 1 {
+			// Deleted by a cleanup after each create attempt lost to
+			// a part that was still there: space the attempts.
+			if err := bo.wait(ctx); err != nil {
+				return err
+			}
+		}
 		if create {
 			err := b.createPart(ctx, ns, p, owner)
 			if !isAlreadyExists(err) {
@@ -336,13 +354,24 @@ func (b *backend) completePart(ctx context.Context, ns string, p *codec.Part, ob
 }
 
 // cleanupPart removes owner from the part's ownerReferences, deleting the
-// part (and then its chunks) when no live Release owns it any more. Every
-// write carries the resourceVersion it was decided on, so an owner added
+// part (and then its chunks) when no live Release owns it any more. A
+// delete carries the resourceVersion it was decided on, so an owner added
 // concurrently (ensurePart) makes it look again instead of deleting a part
-// that is about to be referenced.
+// that is about to be referenced. Removing owner alone needs no such
+// precondition: a JSON patch that first tests that the entry is still
+// owner's removes it from the latest version, whatever other owners came
+// or went meanwhile. A part shared by many releases being installed and
+// uninstalled at once changes all the time: attempts are spaced by a
+// growing, jittered backoff.
 func (b *backend) cleanupPart(ctx context.Context, ns string, k codec.Kind, d codec.Digest, owner types.UID) error {
 	res, name := partResource(k), d.String()
-	for attempt := 0; attempt < 20; attempt++ {
+	var bo backoff
+	for attempt := 0; attempt < cleanupAttempts; attempt++ {
+		if attempt > 0 {
+			if err := bo.wait(ctx); err != nil {
+				return err
+			}
+		}
 		raw, err := b.c.get(ctx, res, ns, name)
 		if objectMissing(err, res, name) {
 			return nil
@@ -355,9 +384,12 @@ func (b *backend) cleanupPart(ctx context.Context, ns string, k codec.Kind, d co
 			return err
 		}
 		var others []metav1.OwnerReference
-		for _, o := range obj.OwnerReferences {
+		mine := -1
+		for i, o := range obj.OwnerReferences {
 			if o.UID != owner {
 				others = append(others, o)
+			} else if mine < 0 {
+				mine = i
 			}
 		}
 		keep, err := b.liveOwners(ctx, ns, others)
@@ -384,8 +416,22 @@ func (b *backend) cleanupPart(ctx context.Context, ns string, k codec.Kind, d co
 		if len(keep) == len(obj.OwnerReferences) {
 			return nil
 		}
-		patch := map[string]any{"metadata": map[string]any{"resourceVersion": obj.ResourceVersion, "ownerReferences": keep}}
-		_, err = b.c.patch(ctx, res, ns, name, types.MergePatchType, patch)
+		if len(keep) == len(others) && len(others) == len(obj.OwnerReferences)-1 {
+			// Only owner goes: test-and-remove its entry.
+			path := fmt.Sprintf("/metadata/ownerReferences/%d", mine)
+			patch := []map[string]any{
+				{"op": "test", "path": path + "/uid", "value": owner},
+				{"op": "remove", "path": path},
+			}
+			_, err = b.c.patch(ctx, res, ns, name, types.JSONPatchType, patch)
+			if st, ok := apiStatus(err); ok && st.Code == http.StatusUnprocessableEntity {
+				continue // the entry moved: look again
+			}
+		} else {
+			// Dead owners go too: the list as decided, if unchanged.
+			patch := map[string]any{"metadata": map[string]any{"resourceVersion": obj.ResourceVersion, "ownerReferences": keep}}
+			_, err = b.c.patch(ctx, res, ns, name, types.MergePatchType, patch)
+		}
 		switch {
 		case isConflict(err):
 			continue
@@ -395,6 +441,34 @@ func (b *backend) cleanupPart(ctx context.Context, ns string, k codec.Kind, d co
 		return err
 	}
 	return fmt.Errorf("%s part %s: %w: its owners kept changing", k, d.Short(), ErrConflict)
+}
+
+// cleanupAttempts bounds the attempts of cleanupPart: with backoff, about a
+// minute.
+const cleanupAttempts = 60
+
+// backoff spaces retries of a write that lost to concurrent writers:
+// exponentially growing from 5 ms to a second, each wait drawn at random
+// between half and all of the current step, so that writers that collided
+// do not collide again in lockstep.
+type backoff struct{ step time.Duration }
+
+func (bo *backoff) wait(ctx context.Context) error {
+	switch {
+	case bo.step == 0:
+		bo.step = 5 * time.Millisecond
+	case bo.step < time.Second:
+		bo.step *= 2
+	}
+	d := bo.step/2 + time.Duration(mrand.Int64N(int64(bo.step/2)+1))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // liveOwners returns owners without the Releases that no longer exist

@@ -19,29 +19,85 @@ import (
 // a release it has just read, so the check covers its whole
 // read-modify-write. Parts the Release no longer references lose it as an
 // owner afterwards, and are deleted when no other Release owns them.
+//
+// Within one store, as with Helm's Secrets driver, the last Update wins:
+// the store's Updates of one release run one at a time, and a conflict
+// with a version the store has itself seen by then (a read of another
+// goroutine that finished during the write) or with the mere commit of
+// the Release is not reported: the Update is written again over that
+// version. Only a change the store has not seen is a conflict.
 func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
 	if err := checkCustomLabels(h.Labels); err != nil {
 		return err
 	}
+	if missing := missingParts(h, parts); len(missing) > 0 {
+		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
+	}
+	unlock, err := b.writing.lock(ctx, h.Namespace, h.Key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := b.commits.wait(ctx, h.Namespace, h.Key); err != nil {
 		return err
 	}
 	old, ok := b.seen.get(h.Namespace, h.Key)
 	if !ok {
-		var err error
 		if old, err = b.getCommitted(ctx, h.Namespace, h.Key); err != nil {
 			return err
 		}
 	}
-	oldRefs, err := refsOf(old)
-	if err != nil {
-		return err
-	}
-	h.CreatedAt = old.Spec.CreatedAt
 	body, err := splitBody(h)
 	if err != nil {
 		return err
 	}
+	for attempt := 0; ; attempt++ {
+		raw, err := b.put(ctx, h, parts, old, body)
+		if errors.Is(err, ErrConflict) && attempt < updateRetries {
+			// Written again over the current version if the only
+			// change since old is its commit, or one this store has
+			// seen meanwhile.
+			cur, gerr := b.getCommitted(ctx, h.Namespace, h.Key)
+			switch {
+			case gerr != nil && !errors.Is(gerr, driver.ErrReleaseNotFound):
+				return gerr
+			case gerr == nil && cur.UID == old.UID && (b.seen.seenAt(cur) || isPending(&old.ObjectMeta) && onlyCommitted(old, cur)):
+				old = cur
+				continue
+			}
+		}
+		switch {
+		case objectMissing(err, resReleases, releaseObjectName(h.Key)):
+			b.seen.forget(h.Namespace, h.Key, old.UID, old.ResourceVersion)
+			return driver.ErrReleaseNotFound
+		case errors.Is(err, ErrConflict):
+			b.seen.forget(h.Namespace, h.Key, old.UID, old.ResourceVersion)
+			return fmt.Errorf("%w (read at resourceVersion %s): %v", ErrConflict, old.ResourceVersion, err)
+		case err != nil:
+			return err
+		}
+		updated, err := decodeRelease(raw)
+		if err != nil {
+			return err
+		}
+		b.seen.saw(updated)
+		return b.dropUnreferenced(ctx, old, updated)
+	}
+}
+
+// updateRetries bounds how often one Update is written again over a
+// version its store has seen (each time, another goroutine's read of the
+// same release finished during the write).
+const updateRetries = 10
+
+// put writes h over the Release old, with old's UID and resourceVersion as
+// preconditions, after storing the parts h references that old does not.
+func (b *backend) put(ctx context.Context, h *engine.Head, parts []*codec.Part, old *releaseObject, body *releaseBody) ([]byte, error) {
+	oldRefs, err := refsOf(old)
+	if err != nil {
+		return nil, err
+	}
+	h.CreatedAt = old.Spec.CreatedAt
 	was := map[codec.Digest]bool{}
 	for _, r := range oldRefs {
 		was[r.Digest] = true
@@ -52,48 +108,17 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 			added = append(added, p)
 		}
 	}
-	if missing := missingParts(h, parts); len(missing) > 0 {
-		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
-	}
 	if err := b.writeReferenced(ctx, h, added, old, body); err != nil {
-		return err
+		return nil, err
 	}
 	if b.hooks.beforePut != nil {
 		if err := b.hooks.beforePut(h); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	obj := newReleaseObject(h, body)
 	obj.UID, obj.ResourceVersion = old.UID, old.ResourceVersion
-	raw, err := b.c.update(ctx, resReleases, h.Namespace, obj.Name, obj)
-	if errors.Is(err, ErrConflict) && isPending(&old.ObjectMeta) {
-		// Read pending: the change since may be only its commit (by
-		// its writer, in the background), which is no conflict.
-		cur, gerr := b.getCommitted(ctx, h.Namespace, h.Key)
-		switch {
-		case gerr != nil && !errors.Is(gerr, driver.ErrReleaseNotFound):
-			return gerr
-		case gerr == nil && onlyCommitted(old, cur):
-			obj.ResourceVersion = cur.ResourceVersion
-			raw, err = b.c.update(ctx, resReleases, h.Namespace, obj.Name, obj)
-		}
-	}
-	switch {
-	case objectMissing(err, resReleases, obj.Name):
-		b.seen.forget(h.Namespace, h.Key)
-		return driver.ErrReleaseNotFound
-	case errors.Is(err, ErrConflict):
-		b.seen.forget(h.Namespace, h.Key)
-		return fmt.Errorf("%w (read at resourceVersion %s): %v", ErrConflict, old.ResourceVersion, err)
-	case err != nil:
-		return err
-	}
-	updated, err := decodeRelease(raw)
-	if err != nil {
-		return err
-	}
-	b.seen.saw(updated)
-	return b.dropUnreferenced(ctx, old, updated)
+	return b.c.update(ctx, resReleases, h.Namespace, obj.Name, obj)
 }
 
 // onlyCommitted reports whether cur is old committed and otherwise
