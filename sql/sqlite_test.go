@@ -1,0 +1,122 @@
+package sql
+
+import (
+	"context"
+	stdsql "database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/helmstore/helmstore/driver"
+)
+
+func openSQLiteStore(t *testing.T, path string, opts ...driver.Option) driver.Store {
+	t.Helper()
+	s, err := driver.Open(context.Background(), "sqlite", path, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// A run as root leaves the migration lock file to the database's owner, with
+// the database's mode, whether it creates the lock file or finds one.
+func TestSQLiteLockFileFollowsDatabaseOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to own files as another user")
+	}
+	const uid, gid = 65534, 65534
+	path := filepath.Join(t.TempDir(), "helm.db")
+	lock := path + ".migrate-lock"
+	openSQLiteStore(t, path).Close()
+	check := func(when string) {
+		t.Helper()
+		fi, err := os.Stat(lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		if st.Uid != uid || st.Gid != gid || fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s: lock file owned by %d:%d with mode %v, want %d:%d and %v like the database", when, st.Uid, st.Gid, fi.Mode().Perm(), uid, gid, os.FileMode(0o640))
+		}
+	}
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chown(f, uid, gid); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(f, 0o640); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	// The lock file left by the first open (as root) is repaired...
+	openSQLiteStore(t, path).Close()
+	check("existing lock file")
+	// ... and a new one is made like the database.
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	openSQLiteStore(t, path).Close()
+	check("new lock file")
+}
+
+// With HOME unset the default database path is still absolute, not relative
+// to the working directory.
+func TestDefaultSQLitePathWithoutHome(t *testing.T) {
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HELM_DATA_HOME", "")
+	for _, v := range []string{"HOME", "XDG_DATA_HOME", "HELM_DATA_HOME"} {
+		os.Unsetenv(v)
+	}
+	p := DefaultSQLitePath()
+	if !filepath.IsAbs(p) {
+		t.Fatalf("DefaultSQLitePath() = %q, not absolute", p)
+	}
+	_, path, _, err := sqliteDSN("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(path) {
+		t.Fatalf("the default store is at %q, not absolute", path)
+	}
+	// A relative HELM_DATA_HOME is the user's choice, made absolute.
+	t.Setenv("HELM_DATA_HOME", "data")
+	wd, _ := os.Getwd()
+	if p := DefaultSQLitePath(); p != filepath.Join(wd, "data", "helmstore.db") {
+		t.Fatalf("with HELM_DATA_HOME=data: %q", p)
+	}
+}
+
+// A store whose database another writer holds fails within the operation's
+// deadline, saying that the database is locked.
+func TestSQLiteLockedByAnotherWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "helm.db")
+	s := openSQLiteStore(t, path, driver.WithTimeout(2*time.Second))
+	other, err := stdsql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx := context.Background()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	err = s.Create(key("locked", 1), smallRelease("locked", 1))
+	if err == nil {
+		t.Fatal("Create succeeded while another writer held the database")
+	}
+	if !strings.Contains(err.Error(), "locked by another writer") {
+		t.Fatalf("the error does not say the database is locked: %v", err)
+	}
+	t.Log(err)
+}
