@@ -310,3 +310,42 @@ func testInstallUninstall(t *testing.T, shared bool) {
 	_, b := openAs(t, cluster(t), testenv.KubeAdmin, ns)
 	assertNoObjects(t, b, ns, "left after every release was deleted")
 }
+
+// TestLateReadDoesNotRewindCache forces the interleaving behind the false
+// conflicts of one store: a read of a release that fetched it before an
+// Update of the same store, and records it after. The store must keep the
+// newer version, and its next Update must go through.
+func TestLateReadDoesNotRewindCache(t *testing.T) {
+	k := cluster(t)
+	ns := newNamespace(t, k)
+	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	if err := s.Create(key("app", 1), smallRelease("app", ns, 1, "c")); err != nil {
+		t.Fatal(err)
+	}
+	rls, err := s.Get(key("app", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a slow reader fetched: the Release as it is now.
+	stale, err := b.getRelease(ctxT(t), ns, key("app", 1))
+	if err != nil || stale == nil {
+		t.Fatalf("read: %v", err)
+	}
+	rls.Info.Description = "first update"
+	if err := s.Update(key("app", 1), rls); err != nil {
+		t.Fatal(err)
+	}
+	// The slow reader finishes now, and records what it fetched.
+	b.seen.saw(stale)
+	if cur, _ := b.seen.get(ns, key("app", 1)); cur == nil || cur.ResourceVersion == stale.ResourceVersion {
+		t.Fatalf("a read finishing late sent the store's view of the release back to resourceVersion %s", stale.ResourceVersion)
+	}
+	rls.Info.Description = "second update"
+	if err := s.Update(key("app", 1), rls); err != nil {
+		t.Fatalf("update after a late read: %v", err)
+	}
+	got, err := s.Get(key("app", 1))
+	if err != nil || got.Info.Description != "second update" {
+		t.Fatalf("after the second update: %v, %v", got, err)
+	}
+}
