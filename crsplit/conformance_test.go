@@ -25,6 +25,10 @@ func TestConformance(t *testing.T) {
 			wipe(t, b)
 			return s
 		},
+		Reopen: func(t *testing.T, _ driver.Store, opts ...driver.Option) driver.Store {
+			s, _ := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace, opts...)
+			return s
+		},
 	})
 }
 
