@@ -9,6 +9,15 @@ import (
 // DefaultCacheBytes is the default bound of a Store's decoded-part cache.
 const DefaultCacheBytes = 64 << 20
 
+// DefaultTimeout bounds each operation of a store opened without
+// WithTimeout: long enough for any Helm command on a healthy backend (a
+// List of thousands of releases, a Create of a chart near Helm's size
+// limits), short enough that a command facing a dead or blackholed server
+// fails instead of hanging. Backends also derive server-side bounds from it
+// (PostgreSQL's statement_timeout), so a statement never outlives the
+// operation that sent it.
+const DefaultTimeout = 2 * time.Minute
+
 // DefaultNamespace is the namespace of the Store that Open returns, as in
 // Helm's own drivers. Use Store.Namespace for others.
 const DefaultNamespace = "default"
@@ -23,7 +32,8 @@ type Config struct {
 	ConnectionString string
 	// CacheBytes bounds the decoded-part cache; 0 disables it.
 	CacheBytes int64
-	// Timeout bounds each Helm operation (0: no bound).
+	// Timeout bounds each Helm operation (0: no bound). It is
+	// DefaultTimeout unless WithTimeout says otherwise.
 	Timeout time.Duration
 	// Log receives debug messages (Helm's DebugLog signature).
 	Log func(format string, v ...interface{})
@@ -38,8 +48,13 @@ type Option func(*Config)
 // WithCacheBytes bounds the decoded-part cache (0 disables it).
 func WithCacheBytes(n int64) Option { return func(c *Config) { c.CacheBytes = n } }
 
-// WithTimeout bounds every Helm operation on the store.
-func WithTimeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } }
+// WithTimeout bounds every Helm operation on the store (the default is
+// DefaultTimeout). WithTimeout(0), or a negative d, removes the bound: an
+// operation then runs until it ends or its connection fails, however long
+// that takes.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Config) { c.Timeout = max(d, 0) }
+}
 
 // WithLog sets the debug logger.
 func WithLog(log func(format string, v ...interface{})) Option {
@@ -52,7 +67,7 @@ func WithRESTClientGetter(g genericclioptions.RESTClientGetter) Option {
 }
 
 func newConfig(name, conn string, opts []Option) *Config {
-	c := &Config{Name: name, ConnectionString: conn, CacheBytes: DefaultCacheBytes, Log: func(string, ...interface{}) {}}
+	c := &Config{Name: name, ConnectionString: conn, CacheBytes: DefaultCacheBytes, Timeout: DefaultTimeout, Log: func(string, ...interface{}) {}}
 	for _, o := range opts {
 		o(c)
 	}

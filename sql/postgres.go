@@ -6,6 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -62,9 +67,9 @@ func openPostgres(ctx context.Context, cfg *driver.Config) (driver.Store, error)
 	if cfg.ConnectionString == "" {
 		return nil, fmt.Errorf("no connection string: set %s to a postgres:// URL", driver.ConnectionStringEnv("postgres"))
 	}
-	pc, err := pgx.ParseConfig(cfg.ConnectionString)
+	pc, err := postgresConfig(cfg.ConnectionString, cfg.Timeout)
 	if err != nil {
-		return nil, fmt.Errorf("invalid connection string: %w", err)
+		return nil, err
 	}
 	db := stdlib.OpenDB(*pc)
 	db.SetMaxIdleConns(16)
@@ -73,6 +78,73 @@ func openPostgres(ctx context.Context, cfg *driver.Config) (driver.Store, error)
 		return nil, err
 	}
 	return engine.New(b, cfg), nil
+}
+
+// Connection defaults, each used unless the connection string (or the
+// PGCONNECT_TIMEOUT variable) sets its own.
+const (
+	// pgConnectTimeout bounds establishing a connection (connect_timeout).
+	pgConnectTimeout = 10 * time.Second
+	// TCP keepalive (keepalives_idle, keepalives_interval,
+	// keepalives_count): a connection whose peer vanished without closing
+	// it fails after about a minute of silence instead of hanging until
+	// the operating system gives up (hours).
+	pgKeepaliveIdle     = 30 * time.Second
+	pgKeepaliveInterval = 10 * time.Second
+	pgKeepaliveCount    = 3
+)
+
+// postgresConfig parses conn and sets what bounds every statement:
+//
+//   - a connect timeout and TCP keepalive, unless conn sets them (the libpq
+//     keepalives, keepalives_idle, keepalives_interval and keepalives_count
+//     parameters are honoured here; pgx would send them to the server as
+//     settings it does not know);
+//   - a server-side statement_timeout of timeout (the store's per-operation
+//     bound) unless conn sets one, so a statement stops on the server even
+//     when its client is gone or cannot reach it (a cancelled context
+//     makes pgx close the connection and send a cancel request, which only
+//     helps while the server is reachable and the client alive).
+func postgresConfig(conn string, timeout time.Duration) (*pgx.ConnConfig, error) {
+	pc, err := pgx.ParseConfig(conn)
+	if err != nil {
+		return nil, fmt.Errorf("invalid connection string: %w", err)
+	}
+	connectTimeout := pc.ConnectTimeout
+	if connectTimeout == 0 && !strings.Contains(conn, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+		connectTimeout = pgConnectTimeout
+		pc.ConnectTimeout = connectTimeout
+	}
+	ka := net.KeepAliveConfig{Enable: true, Idle: pgKeepaliveIdle, Interval: pgKeepaliveInterval, Count: pgKeepaliveCount}
+	for _, p := range []struct {
+		name string
+		set  func(n int)
+	}{
+		{"keepalives", func(n int) { ka.Enable = n != 0 }},
+		{"keepalives_idle", func(n int) { ka.Idle = time.Duration(n) * time.Second }},
+		{"keepalives_interval", func(n int) { ka.Interval = time.Duration(n) * time.Second }},
+		{"keepalives_count", func(n int) { ka.Count = n }},
+	} {
+		v, ok := pc.RuntimeParams[p.name]
+		if !ok {
+			continue
+		}
+		delete(pc.RuntimeParams, p.name)
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("invalid connection string: %s=%q is not a non-negative integer", p.name, v)
+		}
+		p.set(n)
+	}
+	dialer := &net.Dialer{Timeout: connectTimeout, KeepAliveConfig: ka}
+	if !ka.Enable {
+		dialer.KeepAlive = -1
+	}
+	pc.DialFunc = dialer.DialContext
+	if _, ok := pc.RuntimeParams["statement_timeout"]; !ok && timeout > 0 {
+		pc.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(timeout.Milliseconds(), 1), 10)
+	}
+	return pc, nil
 }
 
 // newBackend checks the connection, migrates, and returns the backend.
