@@ -3,8 +3,11 @@ package sql
 import (
 	"context"
 	stdsql "database/sql"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,4 +122,90 @@ func TestSQLiteLockedByAnotherWriter(t *testing.T) {
 		t.Fatalf("the error does not say the database is locked: %v", err)
 	}
 	t.Log(err)
+}
+
+// sqliteChildEnv makes the test binary, run by TestSQLiteOwnerOpensAfterRootRun
+// as another user, open the store at its value and exit.
+const sqliteChildEnv = "HELMSTORE_TEST_SQLITE_CHILD"
+
+func TestSQLiteChildProcess(t *testing.T) {
+	path := os.Getenv(sqliteChildEnv)
+	if path == "" {
+		t.Skip("run by TestSQLiteOwnerOpensAfterRootRun")
+	}
+	s, err := driver.Open(context.Background(), "sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := strconv.Atoi(os.Getenv(sqliteChildEnv + "_VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(key("child", v), smallRelease("child", v)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+}
+
+// A database its owner made stays usable by its owner after a run as root:
+// the run does not leave files only root can open.
+func TestSQLiteOwnerOpensAfterRootRun(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run a process as another user")
+	}
+	const uid, gid = 65534, 65534
+	top := t.TempDir()
+	dir := filepath.Join(top, "data")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Dir(top), top} {
+		if err := os.Chmod(d, 0o755); err != nil && filepath.Dir(top) != d {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chown(dir, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	// The test binary, where the other user may run it.
+	bin := filepath.Join(top, "sql.test")
+	self, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.Copy(out, self)
+	self.Close()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "helm.db")
+	asOwner := func(version int, step string) {
+		t.Helper()
+		cmd := exec.Command(bin, "-test.run=^TestSQLiteChildProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), sqliteChildEnv+"="+path, sqliteChildEnv+"_VERSION="+strconv.Itoa(version), "HOME="+dir)
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: the database's owner cannot use the store: %v\n%s", step, err, out)
+		}
+	}
+	asOwner(1, "creating the database")
+	// A lock file that is not there (cleaned up, or from before there was
+	// one) is made by the run as root.
+	if err := os.Remove(path + ".migrate-lock"); err != nil {
+		t.Fatal(err)
+	}
+	s := openSQLiteStore(t, path)
+	if err := s.Create(key("root", 1), smallRelease("root", 1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	asOwner(2, "after a run as root")
 }
