@@ -54,6 +54,9 @@ func passwordSpan(conn string) (start, end int, ok bool) {
 		}
 		return rest + c + 1, rest + at, at > c+1
 	}
+	if strings.HasPrefix(conn, "file:") {
+		return 0, 0, false // a sqlite URI: no userinfo
+	}
 	if m := bareUserinfo.FindStringSubmatchIndex(conn); m != nil {
 		return m[4], m[5], m[5] > m[4]
 	}

@@ -48,6 +48,12 @@ func TestRedactMalformedConnectionStrings(t *testing.T) {
 		{"mysql", "u:Zq7p?w@/:W9x@tcp(127.0.0.1:1)/db?timeout=2s", "u:xxxxx@tcp(127.0.0.1:1)/db?timeout=2s"},
 		{"mysql", "mysql://u:Zq7p%3Fw%40%2F%3AW9x@127.0.0.1:1/db?timeout=2s", "mysql://u:xxxxx@127.0.0.1:1/db?timeout=2s"},
 	}
+	// Strings without passwords are left alone.
+	for _, conn := range []string{"/var/lib/helm@1.db", "file:/var/lib/helm@1.db?mode=rwc", "postgres://u@h:5432/db", "tcp(h:3306)/db"} {
+		if got := driver.Redact(conn); got != conn {
+			t.Errorf("Redact(%q) = %q", conn, got)
+		}
+	}
 	getter := genericclioptions.NewConfigFlags(false)
 	for _, c := range cases {
 		t.Run(c.conn, func(t *testing.T) {
