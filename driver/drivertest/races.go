@@ -202,7 +202,27 @@ func testRaces(t *testing.T, h Harness) {
 			}
 			var mu sync.Mutex
 			var wg sync.WaitGroup
-			errs := make(chan error, workers)
+			errs := make(chan error, workers+1)
+			// Readers of every revision all along, on the upgraders' stores:
+			// reads that finish after a write must not make that store
+			// forget the write.
+			var latest atomic.Int64
+			latest.Store(1)
+			stopReads := make(chan struct{})
+			readsDone := make(chan error, 1)
+			go func() {
+				readsDone <- readers(8, stopReads, func(id int) error {
+					st := stores[id%workers]
+					v := int(latest.Load())
+					for _, k := range []string{key("app", v), key("app", max(v-1, 1))} {
+						if _, err := st.Get(k); err != nil {
+							return fmt.Errorf("reader get %s: %w", k, err)
+						}
+					}
+					_, err := st.Query(map[string]string{"name": "app", "owner": "helm"})
+					return err
+				})
+			}()
 			for i := 0; i < workers; i++ {
 				wg.Add(1)
 				go func(st driver.Store) {
@@ -212,6 +232,7 @@ func testRaces(t *testing.T, h Harness) {
 						last, err := deployed(st, "app")
 						if err == nil {
 							err = upgrade(st, "app", last, 1)
+							latest.Store(int64(last + 1))
 						}
 						mu.Unlock()
 						if err != nil {
@@ -235,6 +256,10 @@ func testRaces(t *testing.T, h Harness) {
 				}(stores[i])
 			}
 			wg.Wait()
+			close(stopReads)
+			if err := <-readsDone; err != nil {
+				errs <- err
+			}
 			close(errs)
 			for err := range errs {
 				t.Fatal(err)
