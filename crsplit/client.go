@@ -123,6 +123,34 @@ func (c *client) list(ctx context.Context, res, ns string, opts metav1.ListOptio
 	}
 }
 
+// listMeta returns the metadata of every object of res in ns, page by
+// page, without their content.
+func (c *client) listMeta(ctx context.Context, res, ns string) ([]metav1.PartialObjectMetadata, error) {
+	var out []metav1.PartialObjectMetadata
+	cont := ""
+	for {
+		req := c.rc.Get().Namespace(ns).Resource(res).Param("limit", "500").SetHeader("Accept", acceptMetadataList)
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		b, err := body(req.Do(ctx))
+		if err != nil {
+			return nil, classify(err, "list", res, ns, "")
+		}
+		var l metav1.PartialObjectMetadataList
+		if err := json.Unmarshal(b, &l); err != nil {
+			return nil, fmt.Errorf("list %s: decode: %w", res, err)
+		}
+		out = append(out, l.Items...)
+		if cont = l.Continue; cont == "" {
+			return out, nil
+		}
+	}
+}
+
+// acceptMetadataList asks the API server for a list of metadata only.
+const acceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+
 func checkSize(body []byte, res, name string) error {
 	if len(body) > MaxObjectBytes {
 		return fmt.Errorf("%s %s: %w: %d bytes serialized, limit %d", res, name, ErrTooLarge, len(body), MaxObjectBytes)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -28,6 +29,9 @@ func TestConformance(t *testing.T) {
 		Reopen: func(t *testing.T, _ driver.Store, opts ...driver.Option) driver.Store {
 			s, _ := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace, opts...)
 			return s
+		},
+		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
+			return newTamperer(engine.BackendOf(s).(*backend))
 		},
 	})
 }

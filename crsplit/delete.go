@@ -65,7 +65,11 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 	b.seen.forget(ns, key, obj.UID, obj.ResourceVersion)
 	cctx, cancel := cleanupContext()
 	defer cancel()
-	if err := b.cleanupRelease(cctx, obj); err != nil {
+	cleanup := b.cleanupRelease
+	if untrusted(h) {
+		cleanup = b.cleanupOwned
+	}
+	if err := cleanup(cctx, obj); err != nil {
 		b.log("helmstore crsplit: release %q in namespace %q deleted, but what it owned is not all cleaned up (the garbage collector, or the next cleanup of the same parts, removes it): %v",
 			key, ns, err)
 	}
@@ -135,4 +139,60 @@ func damagedHead(obj *releaseObject, key string, cause error) *engine.Head {
 	}
 	h.Status, h.Owner = obj.Labels[engine.LabelStatus], obj.Labels[engine.LabelOwner]
 	return h
+}
+
+// untrusted reports whether the digests of h cannot be trusted to be the
+// parts its Release owns: it could not be read, or its seal over body, key
+// and digests does not verify (a head edited, or copied from another
+// release).
+func untrusted(h *engine.Head) bool {
+	if h.Err != nil {
+		return true
+	}
+	_, err := codec.OpenHead(h.Body, h.Key, h.Chart, h.Values, h.Manifest)
+	return err != nil
+}
+
+// cleanupOwned is cleanupRelease for a Release whose digests cannot be
+// trusted: every part and chunk of the namespace it owns is found by its
+// ownerReferences (a list of metadata), and cleaned up as cleanupRelease
+// would. The parts its digests name that it does not own are left alone
+// (they may be another release's).
+func (b *backend) cleanupOwned(ctx context.Context, rel *releaseObject) error {
+	type owned struct {
+		res  string
+		kind codec.Kind
+		name string
+	}
+	var parts []owned
+	var chunks []string
+	for _, r := range []struct {
+		res  string
+		kind codec.Kind
+	}{{resCharts, codec.KindChart}, {resValues, codec.KindValues}, {resManifests, codec.KindManifest}, {resChunks, 0}} {
+		ms, err := b.c.listMeta(ctx, r.res, rel.Namespace)
+		if err != nil {
+			return err
+		}
+		for i := range ms {
+			if !ownedBy(&ms[i].ObjectMeta, rel.UID) {
+				continue
+			}
+			if r.res == resChunks {
+				chunks = append(chunks, ms[i].Name)
+			} else {
+				parts = append(parts, owned{r.res, r.kind, ms[i].Name})
+			}
+		}
+	}
+	return parallel(ctx, len(parts)+1, func(ctx context.Context, i int) error {
+		if i == len(parts) {
+			return b.deleteChunks(ctx, rel.Namespace, chunks)
+		}
+		d, err := codec.ParseDigest(parts[i].name)
+		if err != nil {
+			return nil // not a part crsplit wrote
+		}
+		return b.cleanupPart(ctx, rel.Namespace, parts[i].kind, d, rel.UID)
+	})
 }

@@ -170,14 +170,16 @@ func testConcurrentUpgrades(t *testing.T, shared bool) {
 	const upgrades, attempts = 3, 600
 	var wg sync.WaitGroup
 	var done atomic.Int64
+	var failed atomic.Bool // the others stop at the first failure
 	for g := 0; g < racers; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s := ss[g]
-			for n, a := 0, 0; n < upgrades && a < attempts; a++ {
+			for n, a := 0, 0; n < upgrades && a < attempts && !failed.Load(); a++ {
 				ok, err := upgrade(s, ns, "app")
 				if err != nil {
+					failed.Store(true)
 					t.Errorf("goroutine %d: %v", g, err)
 					return
 				}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -52,6 +53,44 @@ func (tp *tamperer) object(ctx context.Context, ns, key string) (*releaseObject,
 func (tp *tamperer) put(ctx context.Context, ns, key string, m map[string]any) error {
 	_, err := tp.b.c.update(ctx, resReleases, ns, releaseObjectName(key), m)
 	return err
+}
+
+// settle returns once reads of the named objects of res from the API
+// server's watch cache give what a consistent read gives now (the same
+// resourceVersion, or nothing): parts and chunks are read from that cache
+// first, and damage must be what a reader finds, as on a failing disk.
+func (tp *tamperer) settle(ctx context.Context, ns, res string, names ...string) error {
+	for _, name := range names {
+		want := ""
+		if m, err := tp.b.c.getMeta(ctx, res, ns, name); err == nil {
+			want = m.ResourceVersion
+		} else if !objectMissing(err, res, name) {
+			return err
+		}
+		for {
+			raw, err := tp.b.c.read(ctx, res, ns, name, true)
+			if objectMissing(err, res, name) {
+				if want == "" {
+					break
+				}
+			} else if err != nil {
+				return err
+			} else {
+				var o struct {
+					Metadata struct{ ResourceVersion string } `json:"metadata"`
+				}
+				if json.Unmarshal(raw, &o) == nil && o.Metadata.ResourceVersion == want {
+					break
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	return nil
 }
 
 func (tp *tamperer) Head(ctx context.Context, ns, key string) (drivertest.StoredHead, error) {
@@ -191,6 +230,7 @@ func (tp *tamperer) SetPart(ctx context.Context, ns, d string, frame []byte) err
 		return err
 	}
 	// Chunks are named by the part's UID and index: the old ones go first.
+	oldChunks := obj.Spec.Chunks
 	if err := tp.b.deleteChunks(ctx, ns, partChunkNames(obj)); err != nil {
 		return err
 	}
@@ -207,8 +247,14 @@ func (tp *tamperer) SetPart(ctx context.Context, ns, d string, frame []byte) err
 			return err
 		}
 	}
-	_, err = tp.b.c.update(ctx, res, ns, obj.Name, obj)
-	return err
+	if _, err = tp.b.c.update(ctx, res, ns, obj.Name, obj); err != nil {
+		return err
+	}
+	if err := tp.settle(ctx, ns, res, obj.Name); err != nil {
+		return err
+	}
+	obj.Spec.Chunks = max(obj.Spec.Chunks, oldChunks)
+	return tp.settle(ctx, ns, resChunks, partChunkNames(obj)...)
 }
 
 func (tp *tamperer) DeletePart(ctx context.Context, ns, d string) error {
@@ -219,7 +265,13 @@ func (tp *tamperer) DeletePart(ctx context.Context, ns, d string) error {
 	if err := tp.b.c.delete(ctx, res, ns, d, "", ""); err != nil {
 		return err
 	}
-	return tp.b.deleteChunks(ctx, ns, partChunkNames(obj))
+	if err := tp.b.deleteChunks(ctx, ns, partChunkNames(obj)); err != nil {
+		return err
+	}
+	if err := tp.settle(ctx, ns, res, d); err != nil {
+		return err
+	}
+	return tp.settle(ctx, ns, resChunks, partChunkNames(obj)...)
 }
 
 // TestTamperer checks crsplit's Tamperer itself: Head and SetHead round
@@ -332,10 +384,12 @@ func TestTamperer(t *testing.T) {
 }
 
 // TestDamagedReleasesStayDeletable: Release objects whose record does not
-// decode, that have no record, or whose chart has a renumbered chunk are
-// reported by Heads as heads with Err (wrapping ErrCorrupt, naming the
-// release) rather than failing the namespace's list; List and Query of the
-// namespace work; and Delete removes them, with what they owned.
+// decode, or that have no record, are reported by Heads as heads with Err
+// (wrapping ErrCorrupt, naming the release) rather than failing the
+// namespace's list; so is, by the engine, one whose chart has a renumbered
+// chunk, or that holds another release's head. List and Query of the
+// namespace work; and Delete removes them with what they owned, and
+// nothing another release uses.
 func TestDamagedReleasesStayDeletable(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
@@ -348,6 +402,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 		"garbled": smallVariant("garbled", ns, 1, 2, "c"),
 		"norec":   smallVariant("norec", ns, 1, 3, "c"),
 		"chunk":   fixture.LargeRelease("chunk", ns, 1),
+		"swapped": smallVariant("swapped", ns, 1, 4, "c2"),
 	}
 	for name, r := range rels {
 		if err := s.Create(key(name, 1), r); err != nil {
@@ -363,6 +418,15 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 	}
 	delete(m["spec"].(map[string]any), "record")
 	if err := tp.put(ctx, ns, key("norec", 1), m); err != nil {
+		t.Fatal(err)
+	}
+	// swapped holds good's head: its digests name good's parts, not the
+	// ones it owns (its own chart c2, values and manifest).
+	goodHead, err := tp.Head(ctx, ns, key("good", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.SetHead(ctx, ns, key("swapped", 1), goodHead); err != nil {
 		t.Fatal(err)
 	}
 	// Chunk 0 of the chunk release's chart claims to be chunk 1.
@@ -426,7 +490,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 	if _, err := fresh.Query(map[string]string{"owner": "helm"}); err != nil {
 		t.Fatalf("query of a namespace with damaged releases: %v", err)
 	}
-	for _, name := range []string{"garbled", "norec", "chunk"} {
+	for _, name := range []string{"garbled", "norec", "chunk", "swapped"} {
 		if _, err := fresh.Get(key(name, 1)); !errors.Is(err, driver.ErrCorrupt) {
 			t.Fatalf("get of %s: %v, want ErrCorrupt", name, err)
 		}
@@ -438,7 +502,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 	// Delete, at the backend (what the engine makes of a head with Err is
 	// the engine's business).
 	none := func(codec.Digest) bool { return false }
-	for _, name := range []string{"garbled", "norec", "chunk"} {
+	for _, name := range []string{"garbled", "norec", "chunk", "swapped"} {
 		h, _, err := b.Delete(ctx, ns, key(name, 1), none)
 		if err != nil {
 			t.Fatalf("delete of %s: %v", name, err)
@@ -449,6 +513,10 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 		if n := len(rawObjectsNamed(t, b, resReleases, ns, releaseObjectName(key(name, 1)))); n != 0 {
 			t.Fatalf("%s: Release object still there after Delete", name)
 		}
+	}
+	// good's parts, named by swapped's head, are good's still.
+	if _, err := fresh.Get(key("good", 1)); err != nil {
+		t.Fatalf("good after deleting the releases around it: %v", err)
 	}
 	if _, err := s.Delete(key("good", 1)); err != nil {
 		t.Fatal(err)
