@@ -118,11 +118,26 @@
 // itself as an owner in between makes the delete fail with a conflict, and
 // the decision is taken again, so a part still referenced is never deleted.
 //
+// Delete succeeds once the Release is deleted: a cleanup that keeps losing
+// to writers of a shared part (retried with a jittered, growing backoff)
+// is logged and left to the garbage collector and to later cleanups of the
+// same part, which skip owners that are gone. A Release that cannot be read
+// (a record that does not decode, a key that does not match its name,
+// chunks missing) is listed as a head with Err, which the engine reports
+// as corrupt for that release only, and is still deleted; when its digests
+// cannot be trusted (unreadable, or a seal that does not verify), what it
+// owns is found by ownerReferences rather than by its digests.
+//
 // Update writes the Release with the resourceVersion at which the store
 // last read or wrote it (Helm updates a release it has just read), after
 // storing the parts it newly references, owned by the Release first; a
-// change by anyone else since makes it fail with ErrConflict rather than
-// overwrite.
+// change by another store since makes it fail with ErrConflict rather than
+// overwrite. Within one store (driver.Init gives a process one store) the
+// last Update wins, as with Helm's Secrets driver: what the store has seen
+// of a Release never goes back to an older resourceVersion (reads of
+// several goroutines finish in any order), the store's Updates of one
+// release run one at a time, and a conflict with a version the store has
+// itself seen meanwhile, or with the mere commit, is written again.
 //
 // # Reads
 //
