@@ -53,6 +53,19 @@ func readers(n int, stop <-chan struct{}, read func(id int) error) error {
 	return nil
 }
 
+// failOn fails t with the writer's error, if it sent one, or the readers'.
+func failOn(t *testing.T, werr <-chan error, rerr error) {
+	t.Helper()
+	select {
+	case err := <-werr:
+		t.Fatalf("writer: %v", err)
+	default:
+	}
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+}
+
 func testRaces(t *testing.T, h Harness) {
 	// An all-namespaces List must never lose a release that exists
 	// throughout, while a release sharing its parts in another namespace is
@@ -109,14 +122,7 @@ func testRaces(t *testing.T, h Harness) {
 			}
 			return nil
 		})
-		select {
-		case err := <-werr:
-			t.Fatalf("writer: %v", err)
-		default:
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		failOn(t, werr, err)
 	})
 
 	// Helm's Deployed(name) is Query{name, owner, status: deployed}: racing
@@ -166,14 +172,7 @@ func testRaces(t *testing.T, h Harness) {
 			}
 			return nil
 		})
-		select {
-		case err := <-werr:
-			t.Fatalf("writer: %v", err)
-		default:
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		failOn(t, werr, err)
 		if v, err := deployed(s, "web"); err != nil || v != 31 {
 			t.Fatalf("after the upgrades: deployed revision %d, %v; want 31", v, err)
 		}
