@@ -23,6 +23,8 @@ import (
 // part shared with releases being created and deleted all the time can
 // keep changing under it) is logged, and left to the garbage collector and
 // to later cleanups of the same parts, which skip owners that are gone.
+// Only a cleanup the store is not allowed to do (missing RBAC rights),
+// which would fail the same way on every Delete, is reported.
 //
 // A Release whose head cannot be read (damaged by hand, a bad restore) is
 // deleted too, returned as a head with only Namespace, Key and Err; the
@@ -69,7 +71,12 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 	if untrusted(h) {
 		cleanup = b.cleanupOwned
 	}
-	if err := cleanup(cctx, obj); err != nil {
+	if err := cleanup(cctx, obj); errors.Is(err, ErrForbidden) || errors.Is(err, ErrCRDsNotInstalled) {
+		// Not a race that the garbage collector or the next cleanup
+		// settles: the store's rights (or the cluster) are wrong, and
+		// every Delete will leave its parts behind until fixed.
+		return nil, nil, fmt.Errorf("release deleted, but its parts could not be cleaned up: %w", err)
+	} else if err != nil {
 		b.log("helmstore crsplit: release %q in namespace %q deleted, but what it owned is not all cleaned up (the garbage collector, or the next cleanup of the same parts, removes it): %v",
 			key, ns, err)
 	}
