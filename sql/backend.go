@@ -254,37 +254,38 @@ func (b *backend) readParts(ctx context.Context, q querier, refs []engine.PartRe
 			args = append(args, d)
 		}
 	}
-	rows, err := b.query(ctx, q, "SELECT digest, seq, data FROM helmstore_part_chunks WHERE "+strings.Join(conds, " OR ")+" ORDER BY namespace, digest, seq", args...)
+	rows, err := b.query(ctx, q, "SELECT namespace, digest, seq, data FROM helmstore_part_chunks WHERE "+strings.Join(conds, " OR ")+" ORDER BY namespace, digest, seq", args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	chunks := map[codec.Digest][][]byte{}
+	// A copy whose chunks are not numbered 0, 1, ... or whose digest does
+	// not parse is left out: the engine reports the releases that use it as
+	// corrupt, and every other part of the read still counts.
+	type copyKey struct{ ns, d string }
+	chunks := map[copyKey][][]byte{}
+	broken := map[copyKey]bool{}
 	for rows.Next() {
-		var ds string
+		var k copyKey
 		var seq int
 		var data []byte
-		if err := rows.Scan(&ds, &seq, &data); err != nil {
+		if err := rows.Scan(&k.ns, &k.d, &seq, &data); err != nil {
 			return nil, err
 		}
-		d, err := codec.ParseDigest(ds)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", codec.ErrCorrupt, err)
+		if seq != len(chunks[k]) {
+			broken[k] = true
 		}
-		if seq != len(chunks[d]) {
-			// Two namespaces holding the same digest: keep the first run.
-			if seq == 0 {
-				continue
-			}
-			return nil, fmt.Errorf("%w: part %s: chunk %d out of order", codec.ErrCorrupt, d.Short(), seq)
-		}
-		chunks[d] = append(chunks[d], data)
+		chunks[k] = append(chunks[k], data)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := make(map[codec.Digest][]byte, len(chunks))
-	for d, cs := range chunks {
+	for k, cs := range chunks {
+		d, err := codec.ParseDigest(k.d)
+		if err != nil || broken[k] {
+			continue
+		}
 		out[d] = codec.Join(cs)
 	}
 	return out, nil
