@@ -118,22 +118,12 @@ func TestPostgresCancelStopsStatement(t *testing.T) {
 		done <- err
 	}()
 	// Wait (bounded) for the statement to run, then cancel it.
-	for i := 0; active() == 0; i++ {
-		if i == 600 {
-			t.Fatal("the statement never showed in pg_stat_activity")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, func() bool { return active() != 0 }, "the statement never showed in pg_stat_activity")
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("a cancelled pg_sleep(600) succeeded")
 	}
-	for i := 0; active() != 0; i++ {
-		if i == 600 {
-			t.Fatal("the cancelled statement still runs on the server")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, func() bool { return active() == 0 }, "the cancelled statement still runs on the server")
 }
 
 // A statement does not outlive a client that can no longer reach the
@@ -164,22 +154,12 @@ func TestPostgresStatementOutlivesNoClient(t *testing.T) {
 		_, err := b.db.ExecContext(ctx, "SELECT pg_sleep(600) /* "+marker+" */")
 		done <- err
 	}()
-	for i := 0; active() == 0; i++ {
-		if i == 600 {
-			t.Fatal("the statement never showed in pg_stat_activity")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, func() bool { return active() != 0 }, "the statement never showed in pg_stat_activity")
 	hole.Hole()
 	if err := <-done; err == nil {
 		t.Fatal("pg_sleep(600) succeeded")
 	}
-	for i := 0; active() != 0; i++ {
-		if i == 600 {
-			t.Fatal("the statement of a client that cannot reach the server still runs on it")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, func() bool { return active() == 0 }, "the statement of a client that cannot reach the server still runs on it")
 }
 
 // A server that stops answering without closing the connection (a dead
@@ -225,5 +205,16 @@ func TestBlackholedServer(t *testing.T) {
 				t.Fatalf("create on a blackholed server: %v; want a connection error", err)
 			}
 		})
+	}
+}
+
+// waitUntil polls cond (bounded: 30 s) and fails t with msg if it never holds.
+func waitUntil(t *testing.T, cond func() bool, msg string) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		if i == 600 {
+			t.Fatal(msg)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
