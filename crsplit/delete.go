@@ -68,7 +68,7 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 	cctx, cancel := cleanupContext()
 	defer cancel()
 	cleanup := b.cleanupRelease
-	if untrusted(h) {
+	if h.Verify() != nil {
 		cleanup = b.cleanupOwned
 	}
 	if err := cleanup(cctx, obj); errors.Is(err, ErrForbidden) || errors.Is(err, ErrCRDsNotInstalled) {
@@ -146,18 +146,6 @@ func damagedHead(obj *releaseObject, key string, cause error) *engine.Head {
 	}
 	h.Status, h.Owner = obj.Labels[engine.LabelStatus], obj.Labels[engine.LabelOwner]
 	return h
-}
-
-// untrusted reports whether the digests of h cannot be trusted to be the
-// parts its Release owns: it could not be read, or its seal over body, key
-// and digests does not verify (a head edited, or copied from another
-// release).
-func untrusted(h *engine.Head) bool {
-	if h.Err != nil {
-		return true
-	}
-	_, err := codec.OpenHead(h.Body, h.Key, h.Chart, h.Values, h.Manifest)
-	return err != nil
 }
 
 // cleanupOwned is cleanupRelease for a Release whose digests cannot be

@@ -432,7 +432,7 @@ func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *
 // rows it changes in the same global order (after its one head), so
 // concurrent writers sharing parts wait for each other but never deadlock.
 // A part new to ns gets its chunks written; a part left with no reference
-// is deleted with its chunks. Digests in both lists cancel out.
+// is deleted with its chunks. add and remove are disjoint (diffParts).
 func (b *backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*codec.Part, remove []codec.Digest) error {
 	type change struct {
 		d    string
@@ -445,12 +445,7 @@ func (b *backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add 
 		}
 	}
 	for _, p := range add {
-		k := p.Digest.String()
-		if _, ok := byDigest[k]; ok {
-			delete(byDigest, k) // +1 and -1
-			continue
-		}
-		byDigest[k] = &change{d: k, part: p}
+		byDigest[p.Digest.String()] = &change{d: p.Digest.String(), part: p}
 	}
 	changes := make([]*change, 0, len(byDigest))
 	for _, c := range byDigest {
@@ -604,8 +599,8 @@ func diffParts(old, h *engine.Head) (added map[codec.Digest]bool, removed []code
 
 // Delete removes the head and its labels and drops its part references,
 // reading the parts the caller lacks first, in one transaction. A head that
-// could not be read (Err set) is deleted too, with the references of the
-// digests that parse.
+// does not verify (unreadable, or its seal broken) is removed with its labels
+// only: the parts its digests name may be another release's.
 func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*engine.Head, map[codec.Digest][]byte, error) {
 	var h *engine.Head
 	var frames map[codec.Digest][]byte
@@ -613,6 +608,12 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 		var err error
 		if h, err = b.lockHead(ctx, tx, ns, key); err != nil {
 			return err
+		}
+		if h.Verify() != nil {
+			// Its digests may be another release's parts: remove the head
+			// and its labels only, leaving every part reference as it is.
+			frames = nil
+			return b.removeHead(ctx, tx, ns, key)
 		}
 		var want []engine.PartRef
 		var all []codec.Digest
@@ -628,20 +629,28 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 		if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_releases WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
 			return err
 		}
-		// A head that could not be read (h.Err) may have labels rows its
+		// A head that could not be read (Err) may have labels rows its
 		// labels column does not show.
 		if len(h.Labels) > 0 || h.Err != nil {
 			if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
 				return err
 			}
 		}
-		// Only the digests that parse: a garbled one names no stored part.
 		return b.adjustRefs(ctx, tx, ns, nil, all)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	return h, frames, nil
+}
+
+// removeHead deletes the head and labels stored under ns and key.
+func (b *backend) removeHead(ctx context.Context, tx *stdsql.Tx, ns, key string) error {
+	if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_releases WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
+		return err
+	}
+	_, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", ns, key)
+	return err
 }
 
 // Stats counts heads and parts, and sums their stored sizes.

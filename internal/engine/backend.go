@@ -127,7 +127,8 @@ type Backend interface {
 	// driver.ErrReleaseNotFound if there is no such head.
 	Update(ctx context.Context, h *Head, parts []*codec.Part) error
 
-	// Delete removes the head and every part no other head references,
+	// Delete removes the head and every part no other head references
+	// (only the head, when it does not Verify),
 	// returning the head and, read before anything was removed, the frames of
 	// its parts for which have returns false. It returns
 	// driver.ErrReleaseNotFound if there is no such head.
@@ -140,14 +141,13 @@ type Backend interface {
 	Close() error
 }
 
-// HeadRemover is implemented by backends that can remove a head without
-// touching the references of the parts it names. The engine uses it to
-// delete a release whose head does not verify: the digests it names cannot be
-// trusted (they may be another release's), so dropping references to them
-// could delete parts other releases still use. The parts the damaged head
-// really used are left referenced (a few bytes of garbage, never lost data).
-type HeadRemover interface {
-	// RemoveHead removes the head stored under namespace and key, and its
-	// labels, returning driver.ErrReleaseNotFound if there is none.
-	RemoveHead(ctx context.Context, namespace, key string) error
+// Verify returns an error when the part digests of h cannot be trusted: its
+// seal over body, key and digests does not match (a head edited, copied from
+// another release, or unreadable). A backend deleting such a head must not
+// drop references to the digests it names: they may be another release's
+// parts. A head with Err whose seal still verifies (only its labels were
+// damaged, say) names its own parts.
+func (h *Head) Verify() error {
+	_, err := codec.OpenHead(h.Body, h.Key, h.Chart, h.Values, h.Manifest)
+	return err
 }

@@ -307,20 +307,12 @@ func (v *view) Delete(key string) (*release.Release, error) {
 		return nil, v.fail("delete", v.ns, key, err)
 	}
 	ns := v.ns
-	remover, canRemove := v.e.backend.(HeadRemover)
-	if ns == "" || canRemove {
+	if ns == "" {
 		h, err := v.find(ctx, key)
 		if err != nil {
 			return nil, v.fail("delete", ns, key, err)
 		}
 		ns = h.Namespace
-		if bad := v.e.verify(h); bad != nil && canRemove {
-			if err := remover.RemoveHead(ctx, ns, key); err != nil {
-				return nil, v.fail("delete", ns, key, err)
-			}
-			v.e.cfg.Log("helmstore: deleted release %q in namespace %q whose stored data is corrupt: %v", key, ns, bad)
-			return stub(h, key), v.fail("delete", ns, key, fmt.Errorf("release was deleted, but its stored data is corrupt and cannot be returned: %w", bad))
-		}
 	}
 	have := func(d codec.Digest) bool { _, ok := v.e.cache.Get(d); return ok }
 	h, frames, err := v.e.backend.Delete(ctx, ns, key, have)
@@ -477,18 +469,6 @@ func (e *Engine) load(ctx context.Context, heads []*Head) (*partSet, error) {
 	}
 }
 
-// verify returns why h cannot be trusted (a backend's read error, a seal
-// that does not match body, key and digests), or nil.
-func (e *Engine) verify(h *Head) error {
-	if h.Err != nil {
-		return corrupt(h, h.Err)
-	}
-	if _, err := codec.OpenHead(h.Body, h.Key, h.Chart, h.Values, h.Manifest); err != nil {
-		return corrupt(h, err)
-	}
-	return nil
-}
-
 // assemble builds the release of h from decoded parts, checking that the
 // head verifies (its seal over body, key and digests) and that what it holds
 // is the release its key and namespace name.
@@ -496,6 +476,7 @@ func (e *Engine) assemble(h *Head, ps *partSet, labels map[string]string) (*rele
 	if h.Err != nil {
 		return nil, corrupt(h, h.Err)
 	}
+	// Head.Verify, keeping the head's JSON it opens.
 	raw, err := codec.OpenHead(h.Body, h.Key, h.Chart, h.Values, h.Manifest)
 	if err != nil {
 		return nil, corrupt(h, err)
