@@ -23,8 +23,14 @@ func (d Digest) String() string {
 	return hex.EncodeToString(d[:])
 }
 
-// Short returns the first 12 hex digits of d, for object names and messages.
-func (d Digest) Short() string { return d.String()[:12] }
+// Short returns the first 12 hex digits of d, for object names and messages
+// ("" for the zero digest).
+func (d Digest) Short() string {
+	if d.IsZero() {
+		return ""
+	}
+	return hex.EncodeToString(d[:6])
+}
 
 // ParseDigest parses 64 hex digits; "" parses as the zero digest.
 func ParseDigest(s string) (Digest, error) {
