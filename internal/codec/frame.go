@@ -15,6 +15,7 @@ const (
 	frameRaw    byte = 0 // the bytes as they are
 	frameZstd   byte = 1 // uvarint(raw length), then one zstd stream
 	frameSealed byte = 2 // a head body: 32-byte seal, then a raw or zstd frame
+	frameDelta  byte = 3 // a delta part (delta.go): base digest, uvarint(raw length), zstd with the base as dictionary
 )
 
 // Size limits, enforced when a release is written and again on every read,
@@ -133,6 +134,8 @@ func decompress(frame []byte, limit int) ([]byte, error) {
 			return nil, fmt.Errorf("%w: frame inflates to more or less than the %d bytes it records", ErrCorrupt, n)
 		}
 		return raw, nil
+	case frameDelta:
+		return nil, fmt.Errorf("%w: a delta part where a full one is expected", ErrCorrupt)
 	default:
 		return nil, fmt.Errorf("%w: unknown frame type %d", ErrCorrupt, frame[0])
 	}
@@ -152,17 +155,36 @@ func Open(frame []byte, want Digest) ([]byte, error) {
 
 const sealSize = sha256.Size
 
+// Refs are the part digests a head names: its chart, values and manifest
+// parts, and for a values or manifest part stored as a delta, the base part
+// it is a delta against (zero otherwise).
+type Refs struct {
+	Chart, Values, Manifest  Digest
+	ValuesBase, ManifestBase Digest
+}
+
 // seal returns the checksum binding a head's body to its key and part
 // digests: a head whose body, key or digests were changed apart from the
 // others (a hand edit, a row copied from another release) does not verify.
-func seal(inner []byte, key string, chart, values, manifest Digest) [sealSize]byte {
+// A head without bases is sealed as before bases existed (v1), so heads
+// stored then still verify.
+func seal(inner []byte, key string, r Refs) [sealSize]byte {
 	h := sha256.New()
-	h.Write([]byte("helmstore head v1\x00"))
+	v2 := !r.ValuesBase.IsZero() || !r.ManifestBase.IsZero()
+	if v2 {
+		h.Write([]byte("helmstore head v2\x00"))
+	} else {
+		h.Write([]byte("helmstore head v1\x00"))
+	}
 	h.Write([]byte(key))
 	h.Write([]byte{0})
-	h.Write(chart[:])
-	h.Write(values[:])
-	h.Write(manifest[:])
+	h.Write(r.Chart[:])
+	h.Write(r.Values[:])
+	h.Write(r.Manifest[:])
+	if v2 {
+		h.Write(r.ValuesBase[:])
+		h.Write(r.ManifestBase[:])
+	}
 	h.Write(inner)
 	var out [sealSize]byte
 	h.Sum(out[:0])
@@ -172,7 +194,12 @@ func seal(inner []byte, key string, chart, values, manifest Digest) [sealSize]by
 // SealHead returns the stored body of a head: the frame of the head's JSON
 // with a checksum over it, key and the part digests.
 func SealHead(frame []byte, key string, chart, values, manifest Digest) []byte {
-	s := seal(frame, key, chart, values, manifest)
+	return SealHeadRefs(frame, key, Refs{Chart: chart, Values: values, Manifest: manifest})
+}
+
+// SealHeadRefs is SealHead for a head that may name delta bases.
+func SealHeadRefs(frame []byte, key string, r Refs) []byte {
+	s := seal(frame, key, r)
 	out := make([]byte, 0, 1+sealSize+len(frame))
 	out = append(out, frameSealed)
 	out = append(out, s[:]...)
@@ -182,6 +209,11 @@ func SealHead(frame []byte, key string, chart, values, manifest Digest) []byte {
 // OpenHead checks a stored head body against key and the part digests the
 // store holds beside it, and returns the head's JSON (at most MaxHeadBytes).
 func OpenHead(body []byte, key string, chart, values, manifest Digest) ([]byte, error) {
+	return OpenHeadRefs(body, key, Refs{Chart: chart, Values: values, Manifest: manifest})
+}
+
+// OpenHeadRefs is OpenHead for a head that may name delta bases.
+func OpenHeadRefs(body []byte, key string, r Refs) ([]byte, error) {
 	if len(body) == 0 {
 		return nil, fmt.Errorf("%w: head has no body", ErrCorrupt)
 	}
@@ -189,7 +221,7 @@ func OpenHead(body []byte, key string, chart, values, manifest Digest) ([]byte, 
 		return nil, fmt.Errorf("%w: head body is not sealed", ErrCorrupt)
 	}
 	inner := body[1+sealSize:]
-	want := seal(inner, key, chart, values, manifest)
+	want := seal(inner, key, r)
 	if [sealSize]byte(body[1:1+sealSize]) != want {
 		return nil, fmt.Errorf("%w: head checksum does not match its body, key and part digests", ErrCorrupt)
 	}

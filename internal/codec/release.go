@@ -12,9 +12,17 @@ import (
 
 // Part is one content-addressed piece of a release, ready to store.
 type Part struct {
-	Kind   Kind
-	Digest Digest // SHA-256 of the canonical bytes
-	Size   int    // length of the canonical bytes
+	Kind Kind
+	// Digest addresses the part: the SHA-256 of its canonical bytes, or of
+	// a delta part, DeltaDigest(Base, Content).
+	Digest Digest
+	Size   int // length of the canonical bytes
+	// Base is, for a delta part (see Delta), the digest of the full part
+	// it is a delta against; zero for a full part.
+	Base Digest
+	// Content is, for a delta part, the SHA-256 of its canonical bytes
+	// (for a full part, Digest is).
+	Content Digest
 
 	pieces    [][]byte // the canonical bytes, in pieces
 	rawOnce   sync.Once
@@ -51,6 +59,17 @@ func (p *Part) Raw() []byte {
 		}
 	})
 	return p.raw
+}
+
+// IsDelta reports whether p is stored as a delta against another part.
+func (p *Part) IsDelta() bool { return !p.Base.IsZero() }
+
+// ContentDigest returns the SHA-256 of p's canonical bytes.
+func (p *Part) ContentDigest() Digest {
+	if p.IsDelta() {
+		return p.Content
+	}
+	return p.Digest
 }
 
 // Frame returns the part as stored (compressed). It is computed on first use,
@@ -192,7 +211,10 @@ type Decoded struct {
 	Chart    *ChartPart
 	Values   map[string]interface{}
 	Manifest string
-	Size     int // canonical size, for cache accounting
+	// Raw is the canonical bytes of a values or manifest part (nil for a
+	// chart): what a delta against this part is decoded with.
+	Raw  []byte
+	Size int // bytes held, for cache accounting
 }
 
 // DecodePart verifies that raw is a part of kind want and decodes it.
@@ -201,6 +223,11 @@ func DecodePart(want Kind, raw []byte) (*Decoded, error) {
 		return nil, fmt.Errorf("%w: expected a %s part", ErrCorrupt, want)
 	}
 	d := &Decoded{Kind: want, Size: len(raw)}
+	if want != KindChart {
+		// The canonical bytes are kept too (a delta's base), so the part
+		// holds about twice their size.
+		d.Raw, d.Size = raw, 2*len(raw)
+	}
 	switch want {
 	case KindChart:
 		c, err := decodeChart(raw)
