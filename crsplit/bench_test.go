@@ -25,8 +25,9 @@ import (
 )
 
 // The benchmarks compare crsplit with Helm's Secrets driver on the same API
-// server, on the ~2 MB realistic release of internal/fixture (same chart
-// every revision, values and manifest change), in sub-benchmarks named
+// server, on the 2.2 MB release of fixture.Stack, shaped like
+// kube-prometheus-stack (same chart every revision, new values, 3 of the
+// manifest's 5,900 lines changed), in sub-benchmarks named
 // <op>/crsplit and <op>/helm-secrets for benchstat; the read benchmarks run
 // crsplit twice, as crsplit-cold (decoded-part cache off, as a fresh helm
 // process sees it) and crsplit-warm (the default cache, as a long-running
@@ -228,20 +229,26 @@ func benchDrivers(b *testing.B, coldWarm bool) []benchDriver {
 	return out
 }
 
-// releasePool holds pre-generated revisions (generating one takes longer
-// than storing it); revision v uses pool[v%len]. With 12 variants and at
-// most 10 revisions kept, every values and manifest part written is new.
-var releasePool []*release.Release
+// stack is the chart shaped like kube-prometheus-stack that the benchmarks
+// store (2.2 MB of release JSON, 89% chart; see fixture.Stack).
+var stack = sync.OnceValue(func() *fixture.Stack { return fixture.NewStack(1) })
 
+// revisions holds generated revisions by version, for any release name
+// (the name in a revision's manifest is always "bench"), generated outside
+// the timer.
+var revisions sync.Map // int -> *release.Release
+
+// revision returns revision v of release name: a values-only upgrade of
+// revision v-1 (same chart, new values, 3 of the manifest's 5,900 lines
+// changed), deployed.
 func revision(name string, v int) *release.Release {
-	if releasePool == nil {
-		for i := 0; i < 12; i++ {
-			releasePool = append(releasePool, fixture.LargeRelease("bench", "", 100+i))
-		}
+	cached, ok := revisions.Load(v)
+	if !ok {
+		cached, _ = revisions.LoadOrStore(v, stack().Release("bench", "", v))
 	}
-	r := *releasePool[v%len(releasePool)]
+	r := *cached.(*release.Release)
 	info := *r.Info
-	r.Name, r.Version, r.Info = name, v, &info
+	r.Name, r.Info = name, &info
 	return &r
 }
 
@@ -249,7 +256,7 @@ func revision(name string, v int) *release.Release {
 const historyMax = 10
 
 // BenchmarkCreate stores revision after revision of one release (each a
-// values-only upgrade: same chart, new values and manifest), keeping at
+// values-only upgrade: same chart, new values, 3 manifest lines changed), keeping at
 // most historyMax revisions (pruned outside the timer).
 func BenchmarkCreate(b *testing.B) {
 	benchRevisions(b, func(st *storage.Storage, name string, v int) error {
@@ -286,6 +293,9 @@ func benchRevisions(b *testing.B, write func(st *storage.Storage, name string, v
 		b.Run(d.name, func(b *testing.B) {
 			st := storage.Init(d.driver)
 			name := freshName()
+			for v := 1; v <= b.N+1; v++ {
+				revision(name, v) // generated outside the timer
+			}
 			if err := st.Create(revision(name, 1)); err != nil {
 				b.Fatal(err)
 			}
