@@ -10,12 +10,29 @@
 //
 //	err := driver.Init(cfg, settings.RESTClientGetter(), ns, "crsplit", log)
 //
-// The cluster is the one the RESTClientGetter points at (Helm's kubeconfig,
-// context and namespace flags); a non-empty connection string
-// (HELM_DRIVER_CRSPLIT_CONNECTION_STRING) names a kubeconfig context to use
-// instead of the current one. The CRDs must be installed first (InstallCRDs,
-// or kubectl apply the YAML of CRDManifests); the backend's own rights are the
-// Role or ClusterRole of RBACManifests.
+// The CRDs must be installed first, once per cluster (InstallCRDs, or
+// kubectl apply the YAML of CRDManifests; Open fails with
+// ErrCRDsNotInstalled without them); the rights the backend needs are the
+// Role or ClusterRole of RBACManifests (RBAC), named RBACName.
+//
+// # Connection string
+//
+// The connection string (HELM_DRIVER_CRSPLIT_CONNECTION_STRING for
+// driver.Init, the second argument of driver.Open) is empty or names a
+// kubeconfig context:
+//
+//	""         the current context: with driver.Init, the cluster and user
+//	           Helm's RESTClientGetter resolves (KUBECONFIG, --kubeconfig,
+//	           --kube-context)
+//	"staging"  the kubeconfig's context named staging instead
+//
+// driver.Init passes its RESTClientGetter to the backend; driver.Open uses
+// the one given with driver.WithRESTClientGetter, else the default
+// kubeconfig loading rules (KUBECONFIG, ~/.kube/config, else the in-cluster
+// configuration of a pod). A context the kubeconfig lacks is an error
+// naming it. Open takes a *rest.Config instead, for a program that builds
+// its own. The namespace is the view's (driver.Init's namespace argument,
+// Store.Namespace), never part of the connection string.
 //
 // # Objects
 //

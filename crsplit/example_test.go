@@ -42,7 +42,8 @@ func Example() {
 }
 
 // A program with a client configuration of its own opens a store directly
-// and takes views of it per namespace.
+// and takes views of it per namespace. Check the error before deferring
+// Close: a store that did not open is nil.
 func ExampleOpen() {
 	ctx := context.Background()
 	rc, err := cli.New().RESTClientGetter().ToRESTConfig()
@@ -59,4 +60,58 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	fmt.Println(rel.Info.Status)
+}
+
+// The connection string names a kubeconfig context other than the current
+// one; driver.Open reaches the cluster through the RESTClientGetter given
+// (here Helm's flags and KUBECONFIG), or the default kubeconfig without one.
+func Example_context() {
+	ctx := context.Background()
+	store, err := driver.Open(ctx, crsplit.DriverName, "staging",
+		driver.WithRESTClientGetter(cli.New().RESTClientGetter()))
+	if err != nil {
+		log.Fatal(err) // e.g. the kubeconfig has no context "staging"
+	}
+	defer store.Close()
+	stats, err := store.Namespace("team-a").Stats(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(stats.Releases, "revisions,", stats.TotalParts(), "parts,", stats.StoredBytes(), "bytes")
+}
+
+// The custom resource definitions InstallCRDs installs (and CRDManifests
+// holds as YAML), one per kind, all namespaced in group helmstore.io.
+func ExampleCRDs() {
+	crds, err := crsplit.CRDs()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, crd := range crds {
+		fmt.Println(crd.Name, crd.Spec.Names.Kind, crd.Spec.Scope)
+	}
+	// Output:
+	// releases.helmstore.io Release Namespaced
+	// charts.helmstore.io Chart Namespaced
+	// values.helmstore.io Values Namespaced
+	// manifests.helmstore.io Manifest Namespaced
+	// chunks.helmstore.io Chunk Namespaced
+}
+
+// The rights the backend needs, as a Role for one namespace (the
+// ClusterRole has the same rules, for every namespace or helm list -A).
+func ExampleRBAC() {
+	role, _, err := crsplit.RBAC()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(role.Name)
+	for _, r := range role.Rules {
+		fmt.Println(r.Resources, r.Verbs)
+	}
+	// Output:
+	// helmstore-crsplit
+	// [releases] [get list create update delete]
+	// [charts values manifests] [get list create patch delete]
+	// [chunks] [get create delete]
 }
