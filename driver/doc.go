@@ -10,7 +10,14 @@
 //	)
 //
 //	store, err := driver.Open(ctx, "sqlite", "/var/lib/mytool/helm.db")
+//	if err != nil {
+//		return err // before deferring Close: a store that did not open is nil
+//	}
+//	defer store.Close()
 //	cfg.Releases = storage.Init(store.Namespace("team-a"))
+//
+// Each backend package documents its connection strings: package sql for
+// postgres, mysql and sqlite, package crsplit for crsplit.
 //
 // Init is a drop-in for action.Configuration.Init that understands every
 // HELM_DRIVER name: Helm's own (secret, configmap, memory, sql) pass straight
