@@ -1,97 +1,386 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"helm.sh/helm/v3/pkg/chart"
 )
 
-// A chart part is encoded as
+// A chart part is binary, so that its cost is in proportion to its bytes,
+// not to its number of files or values:
 //
-//	'c' 1 uvarint(len(header)) header blobs...
+//	'c' 2
+//	uvarint(len) metadata JSON       (Helm's JSON of Chart.Metadata)
+//	uvarint(len) lock JSON           (Helm's JSON of Chart.Lock)
+//	uvarint(len) values              (Chart.Values as a binary tree, below)
+//	uvarint(len+1) schema            (0: nil; the bytes are in the blobs)
+//	table templates, table files     (names and sizes)
+//	blobs: the schema, then every template's and file's data, back to back
 //
-// where header is JSON (metadata, lock, and the names and sizes of the
-// values, schema, template and file blobs) and blobs are the values JSON, the
-// schema and every file's data, raw and back to back. Template and file data
-// make up most of a chart; keeping them out of JSON avoids base64 and a slow
-// JSON decode. Nil versus empty is kept for every slice and map, so a decoded
-// chart deep-equals Helm's own JSON round trip of it. Raw and dependencies are
+// where a table is uvarint(n+1) (0: a nil slice) and n entries, each a flag
+// byte (0: a nil *File, 1: nil data, 2: data) and, unless nil, uvarint(len)
+// name and, for data, uvarint(len). Blobs are the chart's own slices when
+// encoding (a chart that is already stored is only hashed, never copied)
+// and are copied once, into one buffer, when a chart is built.
+//
+// Values are what Helm's JSON round trip of them gives: numbers are float64,
+// and anything that is not a JSON-decoded tree (ints, []string, structs,
+// ...) goes through encoding/json on the way in, as in Helm. A value is a
+// tag byte:
+//
+//	0 nil, 1 false, 2 true
+//	3 float64: 8 bytes, little-endian IEEE 754
+//	4 string: uvarint(len) bytes (valid UTF-8: invalid bytes become U+FFFD, as in JSON)
+//	5 map: uvarint(len) entries, each uvarint(len) key, value; keys made
+//	  valid UTF-8 and in strictly increasing byte order (of keys equal once
+//	  made valid, the value of the greatest original key is kept, as in JSON)
+//	6 list: uvarint(len) values
+//
+// Nil versus empty is kept for every slice and map, so a decoded chart
+// deep-equals Helm's own JSON round trip of it. Raw and dependencies are
 // not kept, as Helm's JSON does not keep them.
-const chartVersion = 1
+const chartVersion = 2
 
-type chartHeader struct {
-	Metadata  json.RawMessage `json:"m"`
-	Lock      json.RawMessage `json:"l"`
-	Values    int             `json:"v"`
-	Schema    int             `json:"s"` // -1: nil
-	Templates []*fileHeader   `json:"t"`
-	Files     []*fileHeader   `json:"f"`
+const (
+	tagNil byte = iota
+	tagFalse
+	tagTrue
+	tagNumber
+	tagString
+	tagMap
+	tagList
+)
+
+// File table entry flags.
+const (
+	fileNil    byte = 0 // a nil *chart.File
+	fileNoData byte = 1 // a file whose Data is nil
+	fileData   byte = 2 // a file with data (possibly empty)
+)
+
+// maxValuesDepth is how deep values may nest. Helm's JSON nests values
+// three levels below the top of a release (release, chart, values); Go's
+// decoder refuses more than MaxJSONDepth levels in all.
+const maxValuesDepth = MaxJSONDepth - 2
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }
 
-type fileHeader struct {
-	Name string `json:"n"`
-	Size int    `json:"z"` // -1: nil data
-}
-
-func blobSize(b []byte) int {
-	if b == nil {
-		return -1
+// validText returns s with every invalid UTF-8 byte replaced by U+FFFD, as
+// encoding/json does.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
 	}
-	return len(b)
+	var sb strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			sb.WriteString("\uFFFD")
+		} else {
+			sb.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return sb.String()
 }
 
-func fileHeaders(fs []*chart.File) []*fileHeader {
+var errValuesDepth = fmt.Errorf("nested deeper than %d levels, which Helm cannot read back", MaxJSONDepth)
+
+// appendValue appends v, at nesting depth (of maps and lists), to b.
+func appendValue(b []byte, v interface{}, depth int) ([]byte, error) {
+	switch t := v.(type) {
+	case nil:
+		return append(b, tagNil), nil
+	case bool:
+		if t {
+			return append(b, tagTrue), nil
+		}
+		return append(b, tagFalse), nil
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return nil, fmt.Errorf("unsupported value: %v", t)
+		}
+		b = append(b, tagNumber)
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(t)), nil
+	case string:
+		return appendString(append(b, tagString), validText(t)), nil
+	case map[string]interface{}:
+		if t == nil {
+			return append(b, tagNil), nil
+		}
+		if depth++; depth > maxValuesDepth {
+			return nil, errValuesDepth
+		}
+		written, original := sortedKeys(t)
+		b = binary.AppendUvarint(append(b, tagMap), uint64(len(written)))
+		var err error
+		for i, k := range written {
+			b = appendString(b, k)
+			if b, err = appendValue(b, t[original[i]], depth); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	case []interface{}:
+		if t == nil {
+			return append(b, tagNil), nil
+		}
+		if depth++; depth > maxValuesDepth {
+			return nil, errValuesDepth
+		}
+		b = binary.AppendUvarint(append(b, tagList), uint64(len(t)))
+		var err error
+		for _, e := range t {
+			if b, err = appendValue(b, e, depth); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	default:
+		// Anything else becomes what Helm's JSON round trip makes of it.
+		j, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		var u interface{}
+		if err := json.Unmarshal(j, &u); err != nil {
+			return nil, err
+		}
+		return appendValue(b, u, depth)
+	}
+}
+
+// sortedKeys returns m's keys as they are written, in order: made valid
+// UTF-8, in byte order, and of keys that are equal once made valid only
+// the greatest (whose value Helm's JSON round trip keeps).
+func sortedKeys(m map[string]interface{}) (written, original []string) {
+	keys := make([]string, 0, len(m))
+	valid := true
+	for k := range m {
+		keys = append(keys, k)
+		valid = valid && utf8.ValidString(k)
+	}
+	slices.Sort(keys)
+	if valid {
+		return keys, keys
+	}
+	type pair struct{ w, o string }
+	ps := make([]pair, len(keys))
+	for i, k := range keys {
+		ps[i] = pair{validText(k), k}
+	}
+	slices.SortStableFunc(ps, func(a, b pair) int { return strings.Compare(a.w, b.w) })
+	for i, p := range ps {
+		if i+1 < len(ps) && ps[i+1].w == p.w {
+			continue
+		}
+		written, original = append(written, p.w), append(original, p.o)
+	}
+	return written, original
+}
+
+// valueReader decodes values; strings are substrings of s, which holds the
+// encoded values.
+type valueReader struct {
+	s string
+}
+
+var errValues = fmt.Errorf("%w: chart values", ErrCorrupt)
+
+func (r *valueReader) uvarint() (int, error) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
+		c := r.s[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				break
+			}
+			x |= uint64(c) << shift
+			r.s = r.s[i+1:]
+			if x > uint64(len(r.s)) {
+				// Every length and count here is of bytes or of entries
+				// of at least one byte each, which must follow.
+				return 0, fmt.Errorf("%w: length %d overruns the part", errValues, x)
+			}
+			return int(x), nil
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return 0, fmt.Errorf("%w: bad length", errValues)
+}
+
+func (r *valueReader) str() (string, error) {
+	n, err := r.uvarint()
+	if err != nil {
+		return "", err
+	}
+	s := r.s[:n]
+	r.s = r.s[n:]
+	return s, nil
+}
+
+func (r *valueReader) value(depth int) (interface{}, error) {
+	if len(r.s) == 0 {
+		return nil, fmt.Errorf("%w: truncated", errValues)
+	}
+	tag := r.s[0]
+	r.s = r.s[1:]
+	switch tag {
+	case tagNil:
+		return nil, nil
+	case tagFalse:
+		return false, nil
+	case tagTrue:
+		return true, nil
+	case tagNumber:
+		if len(r.s) < 8 {
+			return nil, fmt.Errorf("%w: truncated number", errValues)
+		}
+		f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(r.s[:8])))
+		r.s = r.s[8:]
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%w: number is %v", errValues, f)
+		}
+		return f, nil
+	case tagString:
+		s, err := r.str()
+		if err != nil {
+			return nil, err
+		}
+		if !utf8.ValidString(s) {
+			return nil, fmt.Errorf("%w: string is not valid UTF-8", errValues)
+		}
+		return s, nil
+	case tagMap, tagList:
+		if depth++; depth > maxValuesDepth {
+			return nil, fmt.Errorf("%w: %w", errValues, errValuesDepth)
+		}
+		n, err := r.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if tag == tagList {
+			l := make([]interface{}, n)
+			for i := range l {
+				if l[i], err = r.value(depth); err != nil {
+					return nil, err
+				}
+			}
+			return l, nil
+		}
+		m := make(map[string]interface{}, n)
+		prev := ""
+		for i := 0; i < n; i++ {
+			k, err := r.str()
+			if err != nil {
+				return nil, err
+			}
+			if !utf8.ValidString(k) {
+				return nil, fmt.Errorf("%w: key is not valid UTF-8", errValues)
+			}
+			if i > 0 && k <= prev {
+				return nil, fmt.Errorf("%w: keys out of order", errValues)
+			}
+			prev = k
+			if m[k], err = r.value(depth); err != nil {
+				return nil, err
+			}
+		}
+		return m, nil
+	default:
+		return nil, fmt.Errorf("%w: unknown tag %d", errValues, tag)
+	}
+}
+
+// readValues decodes encoded values, which must be nil or a map.
+func readValues(s string) (map[string]interface{}, error) {
+	r := &valueReader{s: s}
+	if len(s) > 0 && s[0] != tagNil && s[0] != tagMap {
+		return nil, fmt.Errorf("%w: not a map", errValues)
+	}
+	v, err := r.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.s) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errValues, len(r.s))
+	}
+	m, _ := v.(map[string]interface{})
+	return m, nil
+}
+
+func appendTable(b []byte, fs []*chart.File) []byte {
 	if fs == nil {
-		return nil
+		return append(b, 0)
 	}
-	out := make([]*fileHeader, len(fs))
-	for i, f := range fs {
-		if f != nil {
-			out[i] = &fileHeader{Name: f.Name, Size: blobSize(f.Data)}
+	b = binary.AppendUvarint(b, uint64(len(fs))+1)
+	for _, f := range fs {
+		switch {
+		case f == nil:
+			b = append(b, fileNil)
+		case f.Data == nil:
+			b = appendString(append(b, fileNoData), validText(f.Name))
+		default:
+			b = appendString(append(b, fileData), validText(f.Name))
+			b = binary.AppendUvarint(b, uint64(len(f.Data)))
 		}
 	}
-	return out
+	return b
 }
 
 // encodeChart returns the canonical bytes of c as pieces to be read in
-// order: the prefix and header, then the blobs, which are c's own slices (not
-// copied). Most upgrades store a chart that is already stored, so its bytes
-// are only hashed, never assembled.
+// order: everything but the blobs, then the blobs, which are c's own
+// slices (not copied). Most upgrades store a chart that is already stored,
+// so its bytes are only hashed, never assembled.
 func encodeChart(c *chart.Chart) ([][]byte, error) {
-	var h chartHeader
-	var err error
-	if h.Metadata, err = json.Marshal(c.Metadata); err != nil {
+	metadata, err := json.Marshal(c.Metadata)
+	if err != nil {
 		return nil, fmt.Errorf("chart metadata: %w", err)
 	}
-	if h.Lock, err = json.Marshal(c.Lock); err != nil {
+	lock, err := json.Marshal(c.Lock)
+	if err != nil {
 		return nil, fmt.Errorf("chart lock: %w", err)
 	}
-	values, err := json.Marshal(c.Values)
-	if err != nil {
+	var values []byte
+	if values, err = appendValue(make([]byte, 0, 4096), c.Values, 0); err != nil {
 		return nil, fmt.Errorf("chart values: %w", err)
 	}
-	if err := CheckDepth(values); err != nil {
-		return nil, fmt.Errorf("chart values: %w", err)
-	}
-	h.Values = len(values)
-	h.Schema = blobSize(c.Schema)
-	h.Templates = fileHeaders(c.Templates)
-	h.Files = fileHeaders(c.Files)
-	header, err := json.Marshal(&h)
-	if err != nil {
-		return nil, fmt.Errorf("chart header: %w", err)
-	}
-	prefix := make([]byte, 0, 2+binary.MaxVarintLen64+len(header))
-	prefix = append(prefix, byte(KindChart), chartVersion)
-	prefix = binary.AppendUvarint(prefix, uint64(len(header)))
-	prefix = append(prefix, header...)
-	pieces := [][]byte{prefix, values, c.Schema}
+	names := 0
 	for _, fs := range [][]*chart.File{c.Templates, c.Files} {
 		for _, f := range fs {
 			if f != nil {
+				names += len(f.Name) + 2*binary.MaxVarintLen32
+			}
+		}
+	}
+	head := make([]byte, 0, 2+len(metadata)+len(lock)+len(values)+names+5*binary.MaxVarintLen64)
+	head = append(head, byte(KindChart), chartVersion)
+	head = appendString(head, string(metadata))
+	head = appendString(head, string(lock))
+	head = appendString(head, string(values))
+	if c.Schema == nil {
+		head = append(head, 0)
+	} else {
+		head = binary.AppendUvarint(head, uint64(len(c.Schema))+1)
+	}
+	head = appendTable(head, c.Templates)
+	head = appendTable(head, c.Files)
+	pieces := make([][]byte, 0, 2+len(c.Templates)+len(c.Files))
+	pieces = append(pieces, head, c.Schema)
+	for _, fs := range [][]*chart.File{c.Templates, c.Files} {
+		for _, f := range fs {
+			if f != nil && len(f.Data) > 0 {
 				pieces = append(pieces, f.Data)
 			}
 		}
@@ -102,87 +391,174 @@ func encodeChart(c *chart.Chart) ([][]byte, error) {
 // ChartPart is a decoded, immutable chart part. Chart builds a fresh
 // *chart.Chart from it each time, so callers never share mutable state.
 type ChartPart struct {
-	metadata  json.RawMessage
-	lock      json.RawMessage
+	metadata  []byte
+	lock      []byte
 	values    map[string]interface{}
-	schema    []byte
-	templates []*fileEntry
-	files     []*fileEntry
+	schema    []byte // nil: nil schema
+	templates []fileEntry
+	files     []fileEntry
+	nilTpls   bool   // Templates is a nil slice
+	nilFiles  bool   // Files is a nil slice
+	blobs     int    // total size of the schema and data blobs
+	blobData  []byte // the blobs, back to back, in order
 	size      int
 }
 
 type fileEntry struct {
 	name string
 	data []byte
+	size int // of data, before it is assigned
+	flag byte
 }
 
-func decodeChart(raw []byte) (*ChartPart, error) {
-	if len(raw) < 2 || raw[0] != byte(KindChart) || raw[1] != chartVersion {
-		return nil, fmt.Errorf("%w: not a chart part", ErrCorrupt)
+// chartReader reads the sections of a chart part before its blobs.
+type chartReader struct {
+	b []byte
+}
+
+var errChart = fmt.Errorf("%w: chart", ErrCorrupt)
+
+func (r *chartReader) uvarint(what string) (uint64, error) {
+	x, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		return 0, fmt.Errorf("%w %s: bad length", errChart, what)
 	}
-	n, k := binary.Uvarint(raw[2:])
-	if k <= 0 || n > uint64(len(raw)-2-k) {
-		return nil, fmt.Errorf("%w: chart header length", ErrCorrupt)
-	}
-	rest := raw[2+k:]
-	var h chartHeader
-	if err := json.Unmarshal(rest[:n], &h); err != nil {
-		return nil, fmt.Errorf("%w: chart header: %v", ErrCorrupt, err)
-	}
-	blobs := rest[n:]
-	take := func(size int) ([]byte, error) {
-		if size < 0 {
-			return nil, nil
-		}
-		if size > len(blobs) {
-			return nil, fmt.Errorf("%w: chart blob overruns part", ErrCorrupt)
-		}
-		b := blobs[:size:size]
-		blobs = blobs[size:]
-		return b, nil
-	}
-	p := &ChartPart{metadata: h.Metadata, lock: h.Lock, size: len(raw)}
-	vb, err := take(h.Values)
+	r.b = r.b[n:]
+	return x, nil
+}
+
+func (r *chartReader) bytes(what string) ([]byte, error) {
+	n, err := r.uvarint(what)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(vb, &p.values); err != nil {
-		return nil, fmt.Errorf("%w: chart values: %v", ErrCorrupt, err)
+	if n > uint64(len(r.b)) {
+		return nil, fmt.Errorf("%w %s: %d bytes overrun the part", errChart, what, n)
 	}
-	if p.schema, err = take(h.Schema); err != nil {
-		return nil, err
+	out := r.b[:n:n]
+	r.b = r.b[n:]
+	return out, nil
+}
+
+// table reads a file table, adding its blobs' sizes to *blobs.
+func (r *chartReader) table(what string, blobs *int) (_ []fileEntry, isNil bool, _ error) {
+	n, err := r.uvarint(what)
+	if err != nil {
+		return nil, false, err
 	}
-	if h.Schema == 0 {
-		p.schema = []byte{}
+	if n == 0 {
+		return nil, true, nil
 	}
-	entries := func(hs []*fileHeader) ([]*fileEntry, error) {
-		if hs == nil {
-			return nil, nil
+	n--
+	if n > uint64(len(r.b)) { // every entry is at least one byte
+		return nil, false, fmt.Errorf("%w %s: %d entries overrun the part", errChart, what, n)
+	}
+	out := make([]fileEntry, n)
+	for i := range out {
+		if len(r.b) == 0 {
+			return nil, false, fmt.Errorf("%w %s: truncated", errChart, what)
 		}
-		out := make([]*fileEntry, len(hs))
-		for i, fh := range hs {
-			if fh == nil {
-				continue
-			}
-			d, err := take(fh.Size)
+		e := &out[i]
+		e.flag = r.b[0]
+		r.b = r.b[1:]
+		switch e.flag {
+		case fileNil:
+			continue
+		case fileNoData, fileData:
+		default:
+			return nil, false, fmt.Errorf("%w %s: entry %d: unknown flag %d", errChart, what, i, e.flag)
+		}
+		name, err := r.bytes(what + " name")
+		if err != nil {
+			return nil, false, err
+		}
+		if !utf8.Valid(name) {
+			return nil, false, fmt.Errorf("%w %s: entry %d: name is not valid UTF-8", errChart, what, i)
+		}
+		e.name = string(name)
+		if e.flag == fileData {
+			size, err := r.uvarint(what + " size")
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
-			if fh.Size == 0 {
-				d = []byte{}
+			if size > MaxPartBytes || *blobs+int(size) > MaxPartBytes {
+				return nil, false, fmt.Errorf("%w %s %q: %d bytes, more than the part can hold", errChart, what, e.name, size)
 			}
-			out[i] = &fileEntry{name: fh.Name, data: d}
+			e.size = int(size)
+			*blobs += e.size
 		}
-		return out, nil
 	}
-	if p.templates, err = entries(h.Templates); err != nil {
+	return out, false, nil
+}
+
+func decodeChart(raw []byte) (*ChartPart, error) {
+	if len(raw) < 2 || raw[0] != byte(KindChart) {
+		return nil, fmt.Errorf("%w: not a chart part", ErrCorrupt)
+	}
+	if raw[1] != chartVersion {
+		return nil, fmt.Errorf("%w: chart encoding %d", ErrCorrupt, raw[1])
+	}
+	if len(raw) > MaxPartBytes {
+		return nil, fmt.Errorf("%w: chart part of %d bytes, more than the limit of %d", ErrCorrupt, len(raw), MaxPartBytes)
+	}
+	r := &chartReader{b: raw[2:]}
+	p := &ChartPart{size: len(raw)}
+	var err error
+	if p.metadata, err = r.bytes("metadata"); err != nil {
 		return nil, err
 	}
-	if p.files, err = entries(h.Files); err != nil {
+	if p.lock, err = r.bytes("lock"); err != nil {
 		return nil, err
 	}
-	if len(blobs) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes in chart part", ErrCorrupt, len(blobs))
+	values, err := r.bytes("values")
+	if err != nil {
+		return nil, err
+	}
+	schema, err := r.uvarint("schema")
+	if err != nil {
+		return nil, err
+	}
+	if schema > MaxPartBytes {
+		return nil, fmt.Errorf("%w schema: %d bytes, more than the part can hold", errChart, schema-1)
+	}
+	blobs := 0
+	if schema > 0 {
+		blobs = int(schema - 1)
+	}
+	if p.templates, p.nilTpls, err = r.table("templates", &blobs); err != nil {
+		return nil, err
+	}
+	if p.files, p.nilFiles, err = r.table("files", &blobs); err != nil {
+		return nil, err
+	}
+	if blobs != len(r.b) {
+		return nil, fmt.Errorf("%w: file sizes add up to %d bytes, the part holds %d", errChart, blobs, len(r.b))
+	}
+	p.blobs = blobs
+	// Metadata and lock are checked here, so that Chart fails only on
+	// what this check cannot see.
+	var m *chart.Metadata
+	if err := json.Unmarshal(p.metadata, &m); err != nil {
+		return nil, fmt.Errorf("%w metadata: %v", errChart, err)
+	}
+	var l *chart.Lock
+	if err := json.Unmarshal(p.lock, &l); err != nil {
+		return nil, fmt.Errorf("%w lock: %v", errChart, err)
+	}
+	if p.values, err = readValues(string(values)); err != nil {
+		return nil, err
+	}
+	p.blobData = r.b
+	b := r.b
+	if schema > 0 {
+		p.schema, b = b[:schema-1:schema-1], b[schema-1:]
+	}
+	for _, es := range [][]fileEntry{p.templates, p.files} {
+		for i := range es {
+			if es[i].flag == fileData {
+				es[i].data, b = b[:es[i].size:es[i].size], b[es[i].size:]
+			}
+		}
 	}
 	return p, nil
 }
@@ -194,15 +570,46 @@ func (p *ChartPart) Size() int { return p.size }
 func (p *ChartPart) Chart() (*chart.Chart, error) {
 	c := &chart.Chart{}
 	if err := json.Unmarshal(p.metadata, &c.Metadata); err != nil {
-		return nil, fmt.Errorf("%w: chart metadata: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w metadata: %v", errChart, err)
 	}
 	if err := json.Unmarshal(p.lock, &c.Lock); err != nil {
-		return nil, fmt.Errorf("%w: chart lock: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w lock: %v", errChart, err)
 	}
 	c.Values = CloneMap(p.values)
-	c.Schema = cloneBytes(p.schema)
-	c.Templates = cloneFiles(p.templates)
-	c.Files = cloneFiles(p.files)
+	// One copy of all the blobs (which are back to back, in order): one
+	// allocation, not cleared first.
+	buf := append([]byte(nil), p.blobData...)
+	take := func(d []byte) []byte {
+		if len(d) == 0 {
+			return []byte{}
+		}
+		out := buf[:len(d):len(d)]
+		buf = buf[len(d):]
+		return out
+	}
+	if p.schema != nil {
+		c.Schema = take(p.schema)
+	}
+	files := func(es []fileEntry, isNil bool) []*chart.File {
+		if isNil {
+			return nil
+		}
+		out := make([]*chart.File, len(es))
+		fs := make([]chart.File, len(es))
+		for i, e := range es {
+			switch e.flag {
+			case fileNil:
+				continue
+			case fileData:
+				fs[i].Data = take(e.data)
+			}
+			fs[i].Name = e.name
+			out[i] = &fs[i]
+		}
+		return out
+	}
+	c.Templates = files(p.templates, p.nilTpls)
+	c.Files = files(p.files, p.nilFiles)
 	return c, nil
 }
 
@@ -214,39 +621,4 @@ func (p *ChartPart) Name() (name, version string) {
 	}
 	_ = json.Unmarshal(p.metadata, &m)
 	return m.Name, m.Version
-}
-
-func cloneBytes(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return bytes.Clone(b)
-}
-
-func cloneFiles(es []*fileEntry) []*chart.File {
-	if es == nil {
-		return nil
-	}
-	size := 0
-	for _, e := range es {
-		if e != nil {
-			size += len(e.data)
-		}
-	}
-	// One allocation for all file data keeps a 2 MB chart to a single copy.
-	buf := make([]byte, 0, size)
-	out := make([]*chart.File, len(es))
-	for i, e := range es {
-		if e == nil {
-			continue
-		}
-		f := &chart.File{Name: e.name}
-		if e.data != nil {
-			start := len(buf)
-			buf = append(buf, e.data...)
-			f.Data = buf[start:len(buf):len(buf)]
-		}
-		out[i] = f
-	}
-	return out
 }
