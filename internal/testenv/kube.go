@@ -26,7 +26,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// EtcdEnv names the etcd binary to use instead of the one on PATH.
+// EtcdEnv names the etcd binary to use instead of the one on PATH (or
+// /usr/bin/etcd). `make test` (tools/ensure-etcd.sh) honours it the same way.
 const EtcdEnv = "HELMSTORE_ETCD"
 
 // EtcdDataEnv names a directory for etcd's data instead of the server's
@@ -62,11 +63,12 @@ type KubeServer struct {
 // StartKube starts etcd and kube-apiserver (built by KubeBinaries) in a
 // temporary directory. Stop ends them and removes the directory.
 func StartKube() (*KubeServer, error) {
-	bin, err := KubeBinaries()
+	// etcd first: without it, building the binaries would be for nothing.
+	etcdPath, err := findEtcd()
 	if err != nil {
 		return nil, err
 	}
-	etcdPath, err := findEtcd()
+	bin, err := KubeBinaries()
 	if err != nil {
 		return nil, err
 	}
@@ -124,17 +126,32 @@ func removeStaleKubeDirs() {
 	}
 }
 
+// EtcdMissing is what to do when no etcd is found: the same words `make
+// test` (tools/ensure-etcd.sh) prints, so a skip and the make step agree.
+const EtcdMissing = "install etcd 3.4 or later (Debian/Ubuntu, as root: apt-get install etcd-server) and put it on PATH, or set " + EtcdEnv + " to its path"
+
+// noEtcdError is findEtcd's error, so that Kube reports etcd (not
+// kube-apiserver) as the missing service.
+type noEtcdError struct{ msg string }
+
+func (e *noEtcdError) Error() string { return e.msg }
+
+// findEtcd finds etcd as tools/ensure-etcd.sh does: $HELMSTORE_ETCD, else
+// etcd on PATH, else /usr/bin/etcd (where Debian's etcd-server puts it).
 func findEtcd() (string, error) {
 	if p := os.Getenv(EtcdEnv); p != "" {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return "", &noEtcdError{fmt.Sprintf("%s=%s is not an executable file: %s", EtcdEnv, p, EtcdMissing)}
+		}
 		return p, nil
 	}
 	if p, err := exec.LookPath("etcd"); err == nil {
 		return p, nil
 	}
-	if _, err := os.Stat("/usr/bin/etcd"); err == nil {
+	if fi, err := os.Stat("/usr/bin/etcd"); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
 		return "/usr/bin/etcd", nil
 	}
-	return "", errors.New("etcd is not installed: install it (Debian/Ubuntu: apt-get install -y etcd-server) or set " + EtcdEnv)
+	return "", &noEtcdError{fmt.Sprintf("etcd is not installed (not on PATH, no /usr/bin/etcd, %s not set): %s", EtcdEnv, EtcdMissing)}
 }
 
 func randomToken() string {
@@ -374,6 +391,10 @@ func Kube(t testing.TB) *KubeServer {
 			fmt.Fprintf(os.Stderr, "testenv: kube-apiserver ready at %s in %s\n", kubeShared.k.URL, time.Since(start).Round(100*time.Millisecond))
 		}
 	})
+	var noEtcd *noEtcdError
+	if errors.As(kubeShared.err, &noEtcd) {
+		Unavailable(t, "etcd (for kube-apiserver)", kubeShared.err)
+	}
 	if kubeShared.err != nil {
 		Unavailable(t, "kube-apiserver", kubeShared.err)
 	}

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,9 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// TestKubeBinaries builds (or finds) the Kubernetes binaries. `make test`
-// runs it first, with a long timeout, so the build is not charged to the
-// crsplit tests.
+// TestKubeBinaries finds (or builds) the Kubernetes binaries. `make test`
+// builds them before the tests, as a step of its own (`make kube`).
 func TestKubeBinaries(t *testing.T) {
 	dir, err := KubeBinaries()
 	if err != nil {
@@ -32,6 +32,10 @@ func TestKubeBinaries(t *testing.T) {
 func TestKubeServer(t *testing.T) {
 	k, err := StartKube()
 	if err != nil {
+		var noEtcd *noEtcdError
+		if errors.As(err, &noEtcd) {
+			Unavailable(t, "etcd (for kube-apiserver)", err)
+		}
 		Unavailable(t, "kube-apiserver", err)
 	}
 	defer func() {

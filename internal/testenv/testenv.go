@@ -32,11 +32,11 @@ func Required() bool { return os.Getenv(RequireEnv) == "1" }
 // services are required, a skip otherwise.
 func Unavailable(t testing.TB, service string, err error) {
 	t.Helper()
-	msg := fmt.Sprintf("%s is not available: %v (set %s to fail instead of skipping; see README \"Running the tests\")", service, err, RequireEnv)
+	msg := fmt.Sprintf("%s is not available: %v", service, err)
 	if Required() {
-		t.Fatal(msg)
+		t.Fatalf("%s (%s=1: a missing service fails; see README \"Running the tests\")", msg, RequireEnv)
 	}
-	t.Skip(msg)
+	t.Skipf("%s (set %s=1 to fail instead of skipping; see README \"Running the tests\")", msg, RequireEnv)
 }
 
 var errNoDocker = errors.New("no Docker engine answers")
