@@ -65,11 +65,9 @@ type Options struct {
 // `go build` on first use. Concurrent processes wait for one build under a
 // file lock. A failed build's error ends with the end of go build's output.
 func Binaries(opts Options) (Result, error) {
-	if dir := os.Getenv(BinDirEnv); dir != "" {
-		if !Have(dir) {
-			return Result{}, fmt.Errorf("%s=%s does not hold %s and %s", BinDirEnv, dir, APIServer, ControllerManager)
-		}
-		return Result{Dir: dir}, nil
+	res, tools, ldflags, err := locate()
+	if err != nil || os.Getenv(BinDirEnv) != "" || Have(res.Dir) {
+		return res, err
 	}
 	tick := opts.Tick
 	if tick <= 0 {
@@ -80,29 +78,7 @@ func Binaries(opts Options) (Result, error) {
 			fmt.Fprintf(opts.Progress, format+"\n", args...)
 		}
 	}
-	tools, err := findToolsKube()
-	if err != nil {
-		return Result{}, err
-	}
-	version, err := kubernetesVersion(filepath.Join(tools, "go.mod"))
-	if err != nil {
-		return Result{}, err
-	}
-	ldflags := ldFlags(version)
-	key, err := hashFiles(ldflags, filepath.Join(tools, "go.mod"), filepath.Join(tools, "go.sum"), filepath.Join(tools, "tools.go"))
-	if err != nil {
-		return Result{}, err
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return Result{}, fmt.Errorf("no cache directory for the Kubernetes binaries (set %s): %w", BinDirEnv, err)
-	}
-	root := filepath.Join(cache, "helmstore")
-	dir := filepath.Join(root, "kube-"+key)
-	res := Result{Dir: dir, Version: version}
-	if Have(dir) {
-		return res, nil
-	}
+	dir, root, version := res.Dir, filepath.Dir(res.Dir), res.Version
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return Result{}, err
 	}
@@ -162,6 +138,41 @@ func Binaries(opts Options) (Result, error) {
 				int(time.Since(start).Minutes()), mods, pkgs)
 		}
 	}
+}
+
+// Built reports whether Binaries would return at once: the binaries are in
+// HELMSTORE_KUBE_BIN_DIR or already in the cache.
+func Built() bool {
+	res, _, _, err := locate()
+	return err == nil && Have(res.Dir)
+}
+
+// locate returns where the binaries are or will be built, and how.
+func locate() (res Result, tools, ldflags string, err error) {
+	if dir := os.Getenv(BinDirEnv); dir != "" {
+		if !Have(dir) {
+			return Result{}, "", "", fmt.Errorf("%s=%s does not hold %s and %s", BinDirEnv, dir, APIServer, ControllerManager)
+		}
+		return Result{Dir: dir}, "", "", nil
+	}
+	tools, err = findToolsKube()
+	if err != nil {
+		return Result{}, "", "", err
+	}
+	version, err := kubernetesVersion(filepath.Join(tools, "go.mod"))
+	if err != nil {
+		return Result{}, "", "", err
+	}
+	ldflags = ldFlags(version)
+	key, err := hashFiles(ldflags, filepath.Join(tools, "go.mod"), filepath.Join(tools, "go.sum"), filepath.Join(tools, "tools.go"))
+	if err != nil {
+		return Result{}, "", "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return Result{}, "", "", fmt.Errorf("no cache directory for the Kubernetes binaries (set %s): %w", BinDirEnv, err)
+	}
+	return Result{Dir: filepath.Join(cache, "helmstore", "kube-"+key), Version: version}, tools, ldflags, nil
 }
 
 // lockReporting takes the build lock, saying so when another process holds it.
