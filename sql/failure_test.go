@@ -160,9 +160,6 @@ func TestCorruptedBytes(t *testing.T) {
 // Several processes opening a fresh database at once: migrations run once,
 // every process opens it, and the store works.
 func TestConcurrentOpenFromProcesses(t *testing.T) {
-	if os.Getenv("HELMSTORE_OPEN_CHILD") != "" {
-		t.Skip("child")
-	}
 	for _, c := range []struct {
 		name string
 		conn func(t *testing.T) string
@@ -181,7 +178,7 @@ func TestConcurrentOpenFromProcesses(t *testing.T) {
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					cmd := exec.Command(os.Args[0], "-test.run=^TestOpenChild$", "-test.v")
+					cmd := exec.Command(os.Args[0]) // runs openChild (see init), no test
 					cmd.Env = append(os.Environ(), "HELMSTORE_OPEN_CHILD="+c.name, "HELMSTORE_OPEN_CONN="+conn, fmt.Sprintf("HELMSTORE_OPEN_ID=%d", i))
 					out, err := cmd.CombinedOutput()
 					outs[i], errs[i] = string(out), err
@@ -203,20 +200,27 @@ func TestConcurrentOpenFromProcesses(t *testing.T) {
 	}
 }
 
-// TestOpenChild is run by TestConcurrentOpenFromProcesses in child processes.
-func TestOpenChild(t *testing.T) {
-	name := os.Getenv("HELMSTORE_OPEN_CHILD")
-	if name == "" {
-		t.Skip("only run as a child process")
+// TestOpenChild is run by TestConcurrentOpenFromProcesses in child p// A test binary started with HELMSTORE_OPEN_CHILD set is a child process of
+// TestConcurrentOpenFromProcesses: it runs openChild instead of the tests.
+func init() {
+	if name := os.Getenv("HELMSTORE_OPEN_CHILD"); name != "" {
+		os.Exit(openChild(name))
 	}
+}
+
+// openChild opens the store, creates one release and says "opened".
+func openChild(name string) int {
 	s, err := driver.Open(context.Background(), name, os.Getenv("HELMSTORE_OPEN_CONN"))
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	defer s.Close()
 	id := os.Getenv("HELMSTORE_OPEN_ID")
 	if err := s.Create(key("p"+id, 1), smallRelease("p"+id, "default", 1)); err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
-	t.Log("opened")
+	fmt.Println("opened")
+	return 0
 }

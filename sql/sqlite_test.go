@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	stdsql "database/sql"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -125,26 +126,33 @@ func TestSQLiteLockedByAnotherWriter(t *testing.T) {
 }
 
 // sqliteChildEnv makes the test binary, run by TestSQLiteOwnerOpensAfterRootRun
-// as another user, open the store at its value and exit.
+// as another user, open the store at its value and exit (see init).
 const sqliteChildEnv = "HELMSTORE_TEST_SQLITE_CHILD"
 
-func TestSQLiteChildProcess(t *testing.T) {
-	path := os.Getenv(sqliteChildEnv)
-	if path == "" {
-		t.Skip("run by TestSQLiteOwnerOpensAfterRootRun")
+// A test binary started with sqliteChildEnv set runs sqliteChild instead of
+// the tests.
+func init() {
+	if path := os.Getenv(sqliteChildEnv); path != "" {
+		if err := sqliteChild(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+// sqliteChild opens the store at path and creates a revision of "child".
+func sqliteChild(path string) error {
+	v, err := strconv.Atoi(os.Getenv(sqliteChildEnv + "_VERSION"))
+	if err != nil {
+		return err
 	}
 	s, err := driver.Open(context.Background(), "sqlite", path)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	v, err := strconv.Atoi(os.Getenv(sqliteChildEnv + "_VERSION"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Create(key("child", v), smallRelease("child", v)); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	defer s.Close()
+	return s.Create(key("child", v), smallRelease("child", v))
 }
 
 // A database its owner made stays usable by its owner after a run as root:
@@ -188,7 +196,7 @@ func TestSQLiteOwnerOpensAfterRootRun(t *testing.T) {
 	path := filepath.Join(dir, "helm.db")
 	asOwner := func(version int, step string) {
 		t.Helper()
-		cmd := exec.Command(bin, "-test.run=^TestSQLiteChildProcess$", "-test.count=1")
+		cmd := exec.Command(bin) // runs sqliteChild (see init), no test
 		cmd.Env = append(os.Environ(), sqliteChildEnv+"="+path, sqliteChildEnv+"_VERSION="+strconv.Itoa(version), "HOME="+dir)
 		cmd.Dir = dir
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
