@@ -45,9 +45,10 @@ func ExampleOpen() {
 	// Output: web 1 deployed 1.0.0
 }
 
-// Unknown driver names get an error listing the valid ones.
+// Unknown driver names get an error listing the names Open can open, and
+// the import that registers helmstore's names not yet registered.
 func ExampleOpen_unknown() {
 	_, err := driver.Open(context.Background(), "etcd", "")
 	fmt.Println(err)
-	// Output: helmstore: unknown storage driver "etcd": valid names are secret, secrets, configmap, configmaps, memory, sql, mysql, postgres, sqlite (import a backend package, e.g. github.com/helmstore/helmstore/sql, to register its names)
+	// Output: helmstore: unknown storage driver "etcd": registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit
 }

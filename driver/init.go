@@ -30,7 +30,7 @@ func Init(cfg *action.Configuration, getter genericclioptions.RESTClientGetter, 
 	_, ok := openers[helmDriver]
 	regMu.RUnlock()
 	if !ok {
-		return unknownDriver(helmDriver)
+		return unknownDriver(helmDriver, true)
 	}
 	store, err := sharedStore(helmDriver, getter, log)
 	if err != nil {

@@ -58,16 +58,152 @@ func isHelmDriver(name string) bool {
 	return false
 }
 
-// ErrUnknownDriver is wrapped by the error for a driver name nobody registered.
+// knownDrivers are helmstore's own driver names and the package whose import
+// registers each, for the hint in the error for a name nobody registered.
+// driver cannot import the backends (they import driver), so the table is
+// kept by hand; examples/helmdriver's test, which imports every backend,
+// checks that it matches what they register.
+var knownDrivers = map[string]string{
+	"postgres": "github.com/helmstore/helmstore/sql",
+	"mysql":    "github.com/helmstore/helmstore/sql",
+	"sqlite":   "github.com/helmstore/helmstore/sql",
+	"crsplit":  "github.com/helmstore/helmstore/crsplit",
+}
+
+// ErrUnknownDriver is wrapped by the error for a driver name that Open (or
+// Init) cannot open: one nobody registered, or, for Open, one of Helm's own.
 var ErrUnknownDriver = errors.New("unknown storage driver")
 
-func unknownDriver(name string) error {
-	valid := append(append([]string{}, helmDrivers...), Drivers()...)
-	return fmt.Errorf("helmstore: %w %q: valid names are %s (import a backend package, e.g. github.com/helmstore/helmstore/sql, to register its names)",
-		ErrUnknownDriver, name, strings.Join(valid, ", "))
+// driverNameError is the error for a driver name that cannot be opened. Its
+// text is its own (a Helm name given to Open is not "unknown"); errors.Is
+// matches ErrUnknownDriver.
+type driverNameError struct{ msg string }
+
+func (e *driverNameError) Error() string { return e.msg }
+func (e *driverNameError) Unwrap() error { return ErrUnknownDriver }
+
+// unknownDriver explains why name cannot be opened and lists what can:
+// for Open (viaInit false) the registered backends only, for Init Helm's
+// names too. Known helmstore names that are not registered get the import
+// that registers them.
+func unknownDriver(name string, viaInit bool) error {
+	registered := Drivers()
+	hints := importHints(name)
+	var b strings.Builder
+	b.WriteString("helmstore: ")
+	sep := ": " // between what is wrong and what can be opened
+	switch {
+	case !viaInit && name == "":
+		b.WriteString("no storage driver name given (Helm's default, secret, goes through driver.Init)")
+	case !viaInit && isHelmDriver(name):
+		fmt.Fprintf(&b, "%q is Helm's own storage driver, which driver.Open cannot open: Helm's names (%s) go through driver.Init",
+			name, strings.Join(helmDrivers, ", "))
+		sep = "; "
+	default:
+		fmt.Fprintf(&b, "%s %q", ErrUnknownDriver, name)
+		if _, known := knownDrivers[name]; known && len(hints) > 0 {
+			// importHints put the hint for name's own package first.
+			b.WriteString(": " + hints[0])
+			hints = hints[1:]
+			sep = "; "
+		} else if s := suggest(name, viaInit, registered); s != "" {
+			fmt.Fprintf(&b, " (did you mean %q?)", s)
+		}
+	}
+	b.WriteString(sep)
+	if viaInit {
+		fmt.Fprintf(&b, "valid names are Helm's %s", strings.Join(helmDrivers, ", "))
+		if len(registered) > 0 {
+			fmt.Fprintf(&b, " and the registered backends %s", strings.Join(registered, ", "))
+		} else {
+			b.WriteString(" (no helmstore backend is registered)")
+		}
+	} else if len(registered) > 0 {
+		fmt.Fprintf(&b, "registered backends are %s", strings.Join(registered, ", "))
+	} else {
+		b.WriteString("no helmstore backend is registered")
+	}
+	for _, h := range hints {
+		b.WriteString("; " + h)
+	}
+	return &driverNameError{msg: b.String()}
+}
+
+// importHints says, for each backend package with known names that are not
+// registered, which import registers them: the package of first (if it is
+// one of them) first, the others sorted by package.
+func importHints(first string) []string {
+	regMu.RLock()
+	byPkg := map[string][]string{}
+	for n, pkg := range knownDrivers {
+		if _, ok := openers[n]; !ok {
+			byPkg[pkg] = append(byPkg[pkg], n)
+		}
+	}
+	regMu.RUnlock()
+	pkgs := make([]string, 0, len(byPkg))
+	for pkg := range byPkg {
+		pkgs = append(pkgs, pkg)
+	}
+	firstPkg := knownDrivers[first]
+	sort.Slice(pkgs, func(i, j int) bool {
+		if (pkgs[i] == firstPkg) != (pkgs[j] == firstPkg) {
+			return pkgs[i] == firstPkg
+		}
+		return pkgs[i] < pkgs[j]
+	})
+	out := make([]string, 0, len(pkgs))
+	for _, pkg := range pkgs {
+		names := byPkg[pkg]
+		sort.Strings(names)
+		out = append(out, fmt.Sprintf("import _ %q registers %s", pkg, strings.Join(names, ", ")))
+	}
+	return out
+}
+
+// suggest returns the openable name closest to a mistyped one, or "".
+func suggest(name string, viaInit bool, registered []string) string {
+	cands := append([]string{}, registered...)
+	for n := range knownDrivers {
+		cands = append(cands, n)
+	}
+	if viaInit {
+		cands = append(cands, helmDrivers...)
+	}
+	sort.Strings(cands)
+	best, bestD := "", 3 // at most two edits away
+	for _, c := range cands {
+		if d := editDistance(strings.ToLower(name), c); d < bestD && d < len(c)/2+1 {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // Open opens the backend registered as name with the given connection string.
+// It opens helmstore's backends only; Helm's own driver names (secret,
+// configmap, memory, sql) go through Init.
 // The returned Store is scoped to DefaultNamespace; use Namespace for others.
 // Errors never contain the connection string's password.
 func Open(ctx context.Context, name, connectionString string, opts ...Option) (Store, error) {
@@ -75,7 +211,7 @@ func Open(ctx context.Context, name, connectionString string, opts ...Option) (S
 	open, ok := openers[name]
 	regMu.RUnlock()
 	if !ok {
-		return nil, unknownDriver(name)
+		return nil, unknownDriver(name, false)
 	}
 	cfg := newConfig(name, connectionString, opts)
 	s, err := open(ctx, cfg)

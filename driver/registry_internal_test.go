@@ -1,0 +1,70 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// withRegistered makes names the only registered backends for the test.
+func withRegistered(t *testing.T, names ...string) {
+	regMu.Lock()
+	saved := openers
+	openers = map[string]Opener{}
+	for _, n := range names {
+		openers[n] = func(context.Context, *Config) (Store, error) { return nil, errors.New("not for opening") }
+	}
+	regMu.Unlock()
+	t.Cleanup(func() {
+		regMu.Lock()
+		openers = saved
+		regMu.Unlock()
+	})
+}
+
+func TestOpenErrorMessages(t *testing.T) {
+	withRegistered(t, "mysql", "postgres", "sqlite") // as after importing package sql only
+	for _, tc := range []struct{ name, want string }{
+		{"memory", `helmstore: "memory" is Helm's own storage driver, which driver.Open cannot open: Helm's names (secret, secrets, configmap, configmaps, memory, sql) go through driver.Init; registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
+		{"sql", `helmstore: "sql" is Helm's own storage driver, which driver.Open cannot open: Helm's names (secret, secrets, configmap, configmaps, memory, sql) go through driver.Init; registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
+		{"", `helmstore: no storage driver name given (Helm's default, secret, goes through driver.Init): registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
+		{"crsplit", `helmstore: unknown storage driver "crsplit": import _ "github.com/helmstore/helmstore/crsplit" registers crsplit; registered backends are mysql, postgres, sqlite`},
+		{"postgress", `helmstore: unknown storage driver "postgress" (did you mean "postgres"?): registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
+		{"crsplt", `helmstore: unknown storage driver "crsplt" (did you mean "crsplit"?): registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
+		{"etcd", `helmstore: unknown storage driver "etcd": registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
+	} {
+		_, err := Open(context.Background(), tc.name, "")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Open(%q):\n got %v\nwant %s", tc.name, err, tc.want)
+		}
+		if !errors.Is(err, ErrUnknownDriver) {
+			t.Errorf("Open(%q): %v is not ErrUnknownDriver", tc.name, err)
+		}
+	}
+}
+
+func TestOpenErrorWithNothingRegistered(t *testing.T) {
+	withRegistered(t)
+	_, err := Open(context.Background(), "postgres", "")
+	want := `helmstore: unknown storage driver "postgres": import _ "github.com/helmstore/helmstore/sql" registers mysql, postgres, sqlite; no helmstore backend is registered; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got  %v\nwant %s", err, want)
+	}
+}
+
+func TestInitErrorMessages(t *testing.T) {
+	withRegistered(t, "crsplit")
+	for _, tc := range []struct{ name, want string }{
+		{"mongo", `helmstore: unknown storage driver "mongo": valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit; import _ "github.com/helmstore/helmstore/sql" registers mysql, postgres, sqlite`},
+		{"configmp", `helmstore: unknown storage driver "configmp" (did you mean "configmap"?): valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit; import _ "github.com/helmstore/helmstore/sql" registers mysql, postgres, sqlite`},
+		{"sqlite", `helmstore: unknown storage driver "sqlite": import _ "github.com/helmstore/helmstore/sql" registers mysql, postgres, sqlite; valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit`},
+	} {
+		err := Init(nil, nil, "default", tc.name, nil)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Init(%q):\n got %v\nwant %s", tc.name, err, tc.want)
+		}
+		if !errors.Is(err, ErrUnknownDriver) {
+			t.Errorf("Init(%q): %v is not ErrUnknownDriver", tc.name, err)
+		}
+	}
+}
