@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	stdsql "database/sql"
-	"io/fs"
 	"strconv"
 	"strings"
 
@@ -15,8 +14,6 @@ import (
 type dialect struct {
 	name  string
 	goose goose.Dialect
-	// migrations holds the dialect's goose migration files.
-	migrations fs.FS
 	// dollar placeholders ($1, $2...) instead of ?.
 	dollar bool
 	// returning: INSERT ... ON CONFLICT ... RETURNING works (else MySQL's
