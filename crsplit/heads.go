@@ -20,10 +20,7 @@ import (
 	"github.com/helmstore/helmstore/internal/engine"
 )
 
-// System labels every Release carries, as Helm's Secrets driver puts them
-// on its Secrets, so `kubectl get releases.helmstore.io -l name=x,status=deployed`
-// works the same way.
-var systemLabels = []string{engine.LabelName, engine.LabelOwner, engine.LabelStatus, engine.LabelVersion, engine.LabelCreatedAt, engine.LabelModifiedAt}
+//lint:file-ignore ST1005 error messages begin with the name of the Kubernetes kind Release
 
 // checkCustomLabels refuses labels crsplit reserves for itself.
 func checkCustomLabels(labels map[string]string) error {
