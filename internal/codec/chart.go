@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -95,97 +96,115 @@ func validText(s string) string {
 
 var errValuesDepth = fmt.Errorf("nested deeper than %d levels, which Helm cannot read back", MaxJSONDepth)
 
-// appendValue appends v, at nesting depth (of maps and lists), to b.
-func appendValue(b []byte, v interface{}, depth int) ([]byte, error) {
+// valueEncoder appends values; entries is a stack of the entries of the maps
+// being written, reused from one map to the next.
+type valueEncoder struct {
+	b       []byte
+	entries []entry
+}
+
+type entry struct {
+	k string // as written: valid UTF-8
+	o string // the original key
+	v interface{}
+}
+
+// value appends v, at nesting depth (of maps and lists).
+func (e *valueEncoder) value(v interface{}, depth int) error {
 	switch t := v.(type) {
 	case nil:
-		return append(b, tagNil), nil
+		e.b = append(e.b, tagNil)
 	case bool:
 		if t {
-			return append(b, tagTrue), nil
+			e.b = append(e.b, tagTrue)
+		} else {
+			e.b = append(e.b, tagFalse)
 		}
-		return append(b, tagFalse), nil
 	case float64:
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return nil, fmt.Errorf("unsupported value: %v", t)
+			return fmt.Errorf("unsupported value: %v", t)
 		}
-		b = append(b, tagNumber)
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(t)), nil
+		e.b = binary.LittleEndian.AppendUint64(append(e.b, tagNumber), math.Float64bits(t))
 	case string:
-		return appendString(append(b, tagString), validText(t)), nil
+		e.b = appendString(append(e.b, tagString), validText(t))
 	case map[string]interface{}:
 		if t == nil {
-			return append(b, tagNil), nil
+			e.b = append(e.b, tagNil)
+			return nil
 		}
 		if depth++; depth > maxValuesDepth {
-			return nil, errValuesDepth
+			return errValuesDepth
 		}
-		written, original := sortedKeys(t)
-		b = binary.AppendUvarint(append(b, tagMap), uint64(len(written)))
-		var err error
-		for i, k := range written {
-			b = appendString(b, k)
-			if b, err = appendValue(b, t[original[i]], depth); err != nil {
-				return nil, err
+		start := len(e.entries)
+		valid := true
+		for k, v := range t {
+			e.entries = append(e.entries, entry{k: k, o: k, v: v})
+			valid = valid && utf8.ValidString(k)
+		}
+		es := e.entries[start:]
+		if valid {
+			slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.k, b.k) })
+		} else {
+			// Keys equal once made valid: JSON keeps the value of the
+			// last one in the order of the original keys.
+			for i := range es {
+				es[i].k = validText(es[i].o)
+			}
+			slices.SortFunc(es, func(a, b entry) int {
+				if c := strings.Compare(a.k, b.k); c != 0 {
+					return c
+				}
+				return strings.Compare(a.o, b.o)
+			})
+			n := 0
+			for i := range es {
+				if i+1 < len(es) && es[i+1].k == es[i].k {
+					continue
+				}
+				es[n] = es[i]
+				n++
+			}
+			e.entries = e.entries[:start+n]
+		}
+		end := len(e.entries)
+		e.b = binary.AppendUvarint(append(e.b, tagMap), uint64(end-start))
+		for i := start; i < end; i++ {
+			// e.entries may grow (and move) while a value is written.
+			en := e.entries[i]
+			e.b = appendString(e.b, en.k)
+			if err := e.value(en.v, depth); err != nil {
+				return err
 			}
 		}
-		return b, nil
+		clear(e.entries[start:end]) // let go of the values
+		e.entries = e.entries[:start]
 	case []interface{}:
 		if t == nil {
-			return append(b, tagNil), nil
+			e.b = append(e.b, tagNil)
+			return nil
 		}
 		if depth++; depth > maxValuesDepth {
-			return nil, errValuesDepth
+			return errValuesDepth
 		}
-		b = binary.AppendUvarint(append(b, tagList), uint64(len(t)))
-		var err error
-		for _, e := range t {
-			if b, err = appendValue(b, e, depth); err != nil {
-				return nil, err
+		e.b = binary.AppendUvarint(append(e.b, tagList), uint64(len(t)))
+		for _, x := range t {
+			if err := e.value(x, depth); err != nil {
+				return err
 			}
 		}
-		return b, nil
 	default:
 		// Anything else becomes what Helm's JSON round trip makes of it.
 		j, err := json.Marshal(v)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var u interface{}
 		if err := json.Unmarshal(j, &u); err != nil {
-			return nil, err
+			return err
 		}
-		return appendValue(b, u, depth)
+		return e.value(u, depth)
 	}
-}
-
-// sortedKeys returns m's keys as they are written, in order: made valid
-// UTF-8, in byte order, and of keys that are equal once made valid only
-// the greatest (whose value Helm's JSON round trip keeps).
-func sortedKeys(m map[string]interface{}) (written, original []string) {
-	keys := make([]string, 0, len(m))
-	valid := true
-	for k := range m {
-		keys = append(keys, k)
-		valid = valid && utf8.ValidString(k)
-	}
-	slices.Sort(keys)
-	if valid {
-		return keys, keys
-	}
-	type pair struct{ w, o string }
-	ps := make([]pair, len(keys))
-	for i, k := range keys {
-		ps[i] = pair{validText(k), k}
-	}
-	slices.SortStableFunc(ps, func(a, b pair) int { return strings.Compare(a.w, b.w) })
-	for i, p := range ps {
-		if i+1 < len(ps) && ps[i+1].w == p.w {
-			continue
-		}
-		written, original = append(written, p.w), append(original, p.o)
-	}
-	return written, original
+	return nil
 }
 
 // valueReader decodes values; strings are substrings of s, which holds the
@@ -352,10 +371,11 @@ func encodeChart(c *chart.Chart) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart lock: %w", err)
 	}
-	var values []byte
-	if values, err = appendValue(make([]byte, 0, 4096), c.Values, 0); err != nil {
+	ve := &valueEncoder{b: make([]byte, 0, 4096)}
+	if err := ve.value(c.Values, 0); err != nil {
 		return nil, fmt.Errorf("chart values: %w", err)
 	}
+	values := ve.b
 	names := 0
 	for _, fs := range [][]*chart.File{c.Templates, c.Files} {
 		for _, f := range fs {
@@ -391,8 +411,8 @@ func encodeChart(c *chart.Chart) ([][]byte, error) {
 // ChartPart is a decoded, immutable chart part. Chart builds a fresh
 // *chart.Chart from it each time, so callers never share mutable state.
 type ChartPart struct {
-	metadata  []byte
-	lock      []byte
+	metadata  *chart.Metadata
+	lock      *chart.Lock
 	values    map[string]interface{}
 	schema    []byte // nil: nil schema
 	templates []fileEntry
@@ -503,11 +523,12 @@ func decodeChart(raw []byte) (*ChartPart, error) {
 	}
 	r := &chartReader{b: raw[2:]}
 	p := &ChartPart{size: len(raw)}
-	var err error
-	if p.metadata, err = r.bytes("metadata"); err != nil {
+	metadata, err := r.bytes("metadata")
+	if err != nil {
 		return nil, err
 	}
-	if p.lock, err = r.bytes("lock"); err != nil {
+	lock, err := r.bytes("lock")
+	if err != nil {
 		return nil, err
 	}
 	values, err := r.bytes("values")
@@ -535,14 +556,10 @@ func decodeChart(raw []byte) (*ChartPart, error) {
 		return nil, fmt.Errorf("%w: file sizes add up to %d bytes, the part holds %d", errChart, blobs, len(r.b))
 	}
 	p.blobs = blobs
-	// Metadata and lock are checked here, so that Chart fails only on
-	// what this check cannot see.
-	var m *chart.Metadata
-	if err := json.Unmarshal(p.metadata, &m); err != nil {
+	if err := json.Unmarshal(metadata, &p.metadata); err != nil {
 		return nil, fmt.Errorf("%w metadata: %v", errChart, err)
 	}
-	var l *chart.Lock
-	if err := json.Unmarshal(p.lock, &l); err != nil {
+	if err := json.Unmarshal(lock, &p.lock); err != nil {
 		return nil, fmt.Errorf("%w lock: %v", errChart, err)
 	}
 	if p.values, err = readValues(string(values)); err != nil {
@@ -568,13 +585,7 @@ func (p *ChartPart) Size() int { return p.size }
 
 // Chart returns a new chart with its own copies of every field.
 func (p *ChartPart) Chart() (*chart.Chart, error) {
-	c := &chart.Chart{}
-	if err := json.Unmarshal(p.metadata, &c.Metadata); err != nil {
-		return nil, fmt.Errorf("%w metadata: %v", errChart, err)
-	}
-	if err := json.Unmarshal(p.lock, &c.Lock); err != nil {
-		return nil, fmt.Errorf("%w lock: %v", errChart, err)
-	}
+	c := &chart.Chart{Metadata: cloneMetadata(p.metadata), Lock: cloneLock(p.lock)}
 	c.Values = CloneMap(p.values)
 	// One copy of all the blobs (which are back to back, in order): one
 	// allocation, not cleared first.
@@ -615,10 +626,56 @@ func (p *ChartPart) Chart() (*chart.Chart, error) {
 
 // Name returns the chart's name and version from its metadata, for summaries.
 func (p *ChartPart) Name() (name, version string) {
-	var m struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
+	if p.metadata == nil {
+		return "", ""
 	}
-	_ = json.Unmarshal(p.metadata, &m)
-	return m.Name, m.Version
+	return p.metadata.Name, p.metadata.Version
+}
+
+// cloneMetadata deep-copies metadata decoded from JSON. (A test checks that
+// every field of a reference type is copied here.)
+func cloneMetadata(m *chart.Metadata) *chart.Metadata {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.Sources = slices.Clone(m.Sources)
+	c.Keywords = slices.Clone(m.Keywords)
+	if m.Maintainers != nil {
+		c.Maintainers = make([]*chart.Maintainer, len(m.Maintainers))
+		for i, x := range m.Maintainers {
+			if x != nil {
+				y := *x
+				c.Maintainers[i] = &y
+			}
+		}
+	}
+	c.Annotations = maps.Clone(m.Annotations)
+	c.Dependencies = cloneDependencies(m.Dependencies)
+	return &c
+}
+
+func cloneDependencies(ds []*chart.Dependency) []*chart.Dependency {
+	if ds == nil {
+		return nil
+	}
+	out := make([]*chart.Dependency, len(ds))
+	for i, d := range ds {
+		if d != nil {
+			c := *d
+			c.Tags = slices.Clone(d.Tags)
+			c.ImportValues, _ = cloneValue(d.ImportValues).([]interface{})
+			out[i] = &c
+		}
+	}
+	return out
+}
+
+func cloneLock(l *chart.Lock) *chart.Lock {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	c.Dependencies = cloneDependencies(l.Dependencies)
+	return &c
 }
