@@ -102,19 +102,23 @@ func (s *Split) Parts() []*Part {
 
 // Digest returns the digest of the part of kind k, or the zero digest.
 func (s *Split) Digest(k Kind) Digest {
-	var p *Part
+	if p := s.Part(k); p != nil {
+		return p.Digest
+	}
+	return Digest{}
+}
+
+// Part returns the part of kind k, or nil.
+func (s *Split) Part(k Kind) *Part {
 	switch k {
 	case KindChart:
-		p = s.Chart
+		return s.Chart
 	case KindValues:
-		p = s.Values
+		return s.Values
 	case KindManifest:
-		p = s.Manifest
+		return s.Manifest
 	}
-	if p == nil {
-		return Digest{}
-	}
-	return p.Digest
+	return nil
 }
 
 // manifest encodings (second byte of a manifest part).

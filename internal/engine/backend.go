@@ -26,6 +26,12 @@ type Head struct {
 	Body []byte
 	// Digests of the parts; the zero digest means the release has none.
 	Chart, Values, Manifest codec.Digest
+	// ValuesBase and ManifestBase are, when the values or manifest part is
+	// stored as a delta (codec.Delta), the digest of the full part it is a
+	// delta against (its keyframe); zero otherwise. The head references the
+	// base as it references its other parts (Parts), so the base is kept
+	// as long as any head using a delta against it.
+	ValuesBase, ManifestBase codec.Digest
 
 	// Summary fields, for backends that show them (crsplit printer
 	// columns). Backends need not store them.
@@ -39,15 +45,37 @@ type Head struct {
 	Err error
 }
 
-// Parts returns references to the head's parts, chart first.
+// Parts returns references to the head's parts, chart first, each delta
+// followed by its base.
 func (h *Head) Parts() []PartRef {
 	var out []PartRef
 	for _, k := range codec.Kinds {
 		if d := h.Digest(k); !d.IsZero() {
-			out = append(out, PartRef{Namespace: h.Namespace, Digest: d, Kind: k})
+			base := h.Base(k)
+			out = append(out, PartRef{Namespace: h.Namespace, Digest: d, Kind: k, Base: base})
+			if !base.IsZero() {
+				out = append(out, PartRef{Namespace: h.Namespace, Digest: base, Kind: k})
+			}
 		}
 	}
 	return out
+}
+
+// Base returns the digest of the base of the head's part of kind k, if that
+// part is a delta (zero otherwise).
+func (h *Head) Base(k codec.Kind) codec.Digest {
+	switch k {
+	case codec.KindValues:
+		return h.ValuesBase
+	case codec.KindManifest:
+		return h.ManifestBase
+	}
+	return codec.Digest{}
+}
+
+// Refs returns the digests the head's seal covers.
+func (h *Head) Refs() codec.Refs {
+	return codec.Refs{Chart: h.Chart, Values: h.Values, Manifest: h.Manifest, ValuesBase: h.ValuesBase, ManifestBase: h.ManifestBase}
 }
 
 // Referenced returns, from parts, those h references, one per digest, sorted
@@ -87,6 +115,10 @@ type PartRef struct {
 	Namespace string
 	Digest    codec.Digest
 	Kind      codec.Kind
+	// Base is, for a part stored as a delta, the digest of its base part
+	// (which the head references too); zero for a full part. Backends
+	// need not look at it: they store every part the same way.
+	Base codec.Digest
 }
 
 // Query selects heads. Empty and nil fields match anything.
@@ -148,6 +180,6 @@ type Backend interface {
 // parts. A head with Err whose seal still verifies (only its labels were
 // damaged, say) names its own parts.
 func (h *Head) Verify() error {
-	_, err := codec.OpenHead(h.Body, h.Key, h.Chart, h.Values, h.Manifest)
+	_, err := codec.OpenHeadRefs(h.Body, h.Key, h.Refs())
 	return err
 }

@@ -20,8 +20,10 @@ type Engine struct {
 	name    string
 	backend Backend
 	cache   *partcache.Cache
-	cfg     *driver.Config
-	now     func() time.Time
+	// keyframes are what writes take deltas against (keyframes.go).
+	keyframes *keyframes
+	cfg       *driver.Config
+	now       func() time.Time
 
 	closeOnce sync.Once
 	closeErr  error
@@ -29,7 +31,7 @@ type Engine struct {
 
 // New returns a Store over b, scoped to driver.DefaultNamespace.
 func New(b Backend, cfg *driver.Config) driver.Store {
-	e := &Engine{name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), cfg: cfg, now: time.Now}
+	e := &Engine{name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), cfg: cfg, now: time.Now}
 	return &view{e: e, ns: driver.DefaultNamespace}
 }
 
@@ -96,6 +98,7 @@ func (v *view) Get(key string) (*release.Release, error) {
 		}
 		rls, err := v.e.assemble(h, parts, h.Labels)
 		if err == nil {
+			v.e.noteKeyframes(h, parts)
 			return rls, nil
 		}
 		// Head and parts are two reads: a Delete or Update in between
@@ -230,21 +233,123 @@ func (v *view) write(op, key string, rls *release.Release) error {
 	if err != nil {
 		return v.fail(op, ns, key, err)
 	}
+	parts := v.e.encodeParts(h, split)
+	h.Body = codec.SealHeadRefs(split.Body, key, h.Refs())
 	now := v.e.now().Unix()
 	if op == "create" {
 		h.CreatedAt = now
-		err = v.e.backend.Create(ctx, h, split.Parts())
+		err = v.e.backend.Create(ctx, h, parts)
 	} else {
 		h.ModifiedAt = now
-		err = v.e.backend.Update(ctx, h, split.Parts())
+		err = v.e.backend.Update(ctx, h, parts)
 	}
 	if err != nil {
 		return v.fail(op, ns, key, err)
 	}
+	v.e.noteWritten(h, split, op == "create")
 	return nil
 }
 
-// head validates rls against key and the view and builds its head.
+// encodeParts chooses how the parts of split are stored: the chart in full;
+// values and manifest as a delta against the release's keyframe when that
+// is small enough, otherwise in full. It sets h's part digests and bases
+// and returns the parts to give the backend: each delta's base among them,
+// so that the backend stores the base again, in the same write, if the
+// revisions that referenced it were deleted since this store saw it.
+func (e *Engine) encodeParts(h *Head, split *codec.Split) []*codec.Part {
+	var parts []*codec.Part
+	if split.Chart != nil {
+		parts = append(parts, split.Chart)
+	}
+	h.Chart = split.Digest(codec.KindChart)
+	for _, k := range []codec.Kind{codec.KindValues, codec.KindManifest} {
+		p := split.Part(k)
+		if p == nil {
+			continue
+		}
+		use, base := e.delta(h, p)
+		parts = append(parts, use)
+		var b codec.Digest
+		if base != nil {
+			parts = append(parts, base)
+			b = base.Digest
+		}
+		switch k {
+		case codec.KindValues:
+			h.Values, h.ValuesBase = use.Digest, b
+		case codec.KindManifest:
+			h.Manifest, h.ManifestBase = use.Digest, b
+		}
+	}
+	return parts
+}
+
+// delta returns p as a delta against the keyframe of h's release, and that
+// keyframe's part, if this store knows the keyframe and the delta pays;
+// otherwise p itself (stored in full).
+func (e *Engine) delta(h *Head, p *codec.Part) (use, base *codec.Part) {
+	if p.Size < minDeltaBytes || p.Size > codec.MaxDeltaBytes {
+		return p, nil
+	}
+	kf, ok := e.keyframes.get(h.Namespace, h.Name, p.Kind)
+	if !ok || kf.digest == p.Digest {
+		return p, nil
+	}
+	base = codec.NewPart(p.Kind, kf.raw)
+	if base.Digest != kf.digest {
+		return p, nil
+	}
+	d, err := codec.Delta(p, base)
+	if err != nil {
+		return p, nil
+	}
+	n := len(d.Frame())
+	if n*deltaSmall <= p.Size || n*deltaFraction <= len(p.Frame()) {
+		return d, base
+	}
+	return p, nil
+}
+
+// noteWritten records the keyframes of the revision h just written: the
+// base of each delta, or the full part itself. A Create always replaces
+// the keyframe it was encoded with; an Update (Helm marks the revision
+// before the one it just created superseded) only if no later revision's
+// is known.
+func (e *Engine) noteWritten(h *Head, split *codec.Split, create bool) {
+	for _, k := range []codec.Kind{codec.KindValues, codec.KindManifest} {
+		p := split.Part(k)
+		if p == nil {
+			continue
+		}
+		if base := h.Base(k); !base.IsZero() {
+			if kf, ok := e.keyframes.get(h.Namespace, h.Name, k); ok && kf.digest == base {
+				e.keyframes.put(h.Namespace, h.Name, k, h.Version, base, kf.raw, create)
+			}
+			continue
+		}
+		e.keyframes.put(h.Namespace, h.Name, k, h.Version, p.Digest, p.Raw(), create)
+	}
+}
+
+// noteKeyframes records the keyframes of a revision read: the base of each
+// delta, or the full part itself, as far as ps holds their bytes.
+func (e *Engine) noteKeyframes(h *Head, ps *partSet) {
+	for _, k := range []codec.Kind{codec.KindValues, codec.KindManifest} {
+		d := h.Digest(k)
+		if d.IsZero() {
+			continue
+		}
+		if base := h.Base(k); !base.IsZero() {
+			d = base
+		}
+		if p, ok := ps.got[d]; ok && p.Raw != nil {
+			e.keyframes.put(h.Namespace, h.Name, k, h.Version, d, p.Raw, false)
+		}
+	}
+}
+
+// head validates rls against key and the view and builds its head, without
+// part digests and body (encodeParts, then the seal).
 func (v *view) head(key string, rls *release.Release) (*Head, *codec.Split, error) {
 	if rls == nil {
 		return nil, nil, errors.New("release is nil")
@@ -288,8 +393,6 @@ func (v *view) head(key string, rls *release.Release) (*Head, *codec.Split, erro
 	if err != nil {
 		return h, nil, err
 	}
-	h.Chart, h.Values, h.Manifest = split.Digest(codec.KindChart), split.Digest(codec.KindValues), split.Digest(codec.KindManifest)
-	h.Body = codec.SealHead(split.Body, key, h.Chart, h.Values, h.Manifest)
 	if rls.Chart != nil && rls.Chart.Metadata != nil {
 		h.ChartName, h.ChartVersion, h.AppVersion = rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion
 	}
@@ -320,18 +423,11 @@ func (v *view) Delete(key string) (*release.Release, error) {
 		return nil, v.fail("delete", ns, key, err)
 	}
 	ps := newPartSet()
-	for _, ref := range h.Parts() {
-		if d, ok := v.e.cache.Get(ref.Digest); ok {
-			ps.got[ref.Digest] = d
-			continue
-		}
-		d, err := decodeFrame(ref, frames[ref.Digest])
-		if err != nil {
-			ps.failed[partKey{ns, ref.Digest}] = err
-			continue
-		}
-		ps.got[ref.Digest] = d
+	var refs []PartRef
+	if h.Err == nil {
+		refs = v.e.needed(h, ps)
 	}
+	v.e.decodeRound(refs, frames, ps, false)
 	rls, err := v.e.assemble(h, ps, h.Labels)
 	if err != nil {
 		v.e.cfg.Log("helmstore: deleted release %q in namespace %q whose stored data is corrupt: %v", key, ns, err)
@@ -383,6 +479,92 @@ func decodeFrame(ref PartRef, frame []byte) (*codec.Decoded, error) {
 	return codec.DecodePart(ref.Kind, raw)
 }
 
+// decodeDelta decodes the frame of the delta part ref against its base,
+// decoded; baseErr says why the base is not at hand.
+func decodeDelta(ref PartRef, frame []byte, base *codec.Decoded, baseErr error) (*codec.Decoded, error) {
+	if frame == nil {
+		return nil, ErrPartMissing
+	}
+	if base == nil {
+		if baseErr == nil {
+			baseErr = ErrPartMissing
+		}
+		return nil, fmt.Errorf("its base %s: %w", ref.Base.Short(), baseErr)
+	}
+	if base.Kind != ref.Kind || base.Raw == nil {
+		return nil, fmt.Errorf("%w: base %s is not a %s part", codec.ErrCorrupt, ref.Base.Short(), ref.Kind)
+	}
+	raw, err := codec.OpenDelta(frame, ref.Digest, ref.Base, base.Raw)
+	if err != nil {
+		return nil, err
+	}
+	return codec.DecodePart(ref.Kind, raw)
+}
+
+// needed returns the parts h uses that ps does not hold yet, taking those
+// in the part cache from it: each of its parts and, for a delta not at
+// hand, the delta's base.
+func (e *Engine) needed(h *Head, ps *partSet) []PartRef {
+	var out []PartRef
+	want := func(ref PartRef) bool {
+		if _, ok := ps.got[ref.Digest]; ok {
+			return false
+		}
+		if d, ok := e.cache.Get(ref.Digest); ok {
+			ps.got[ref.Digest] = d
+			return false
+		}
+		out = append(out, ref)
+		return true
+	}
+	for _, k := range codec.Kinds {
+		d := h.Digest(k)
+		if d.IsZero() {
+			continue
+		}
+		ref := PartRef{Namespace: h.Namespace, Digest: d, Kind: k, Base: h.Base(k)}
+		if want(ref) && !ref.Base.IsZero() {
+			want(PartRef{Namespace: h.Namespace, Digest: ref.Base, Kind: k})
+		}
+	}
+	return out
+}
+
+// decodeRound verifies and decodes the frames of refs (one copy of each
+// digest) into ps, in parallel: full parts first, then deltas against the
+// bases now at hand. A copy that fails is recorded in ps.failed. Parts
+// decoded are put in the part cache if cache is set.
+func (e *Engine) decodeRound(refs []PartRef, frames map[codec.Digest][]byte, ps *partSet, cache bool) {
+	for _, deltas := range []bool{false, true} {
+		var round []PartRef
+		for _, ref := range refs {
+			if !ref.Base.IsZero() == deltas {
+				round = append(round, ref)
+			}
+		}
+		decoded := make([]*codec.Decoded, len(round))
+		errs := make([]error, len(round))
+		parallel(len(round), func(i int) {
+			ref := round[i]
+			if deltas {
+				decoded[i], errs[i] = decodeDelta(ref, frames[ref.Digest], ps.got[ref.Base], ps.failed[partKey{ref.Namespace, ref.Base}])
+			} else {
+				decoded[i], errs[i] = decodeFrame(ref, frames[ref.Digest])
+			}
+		})
+		for i, ref := range round {
+			if errs[i] != nil {
+				ps.failed[partKey{ref.Namespace, ref.Digest}] = errs[i]
+				continue
+			}
+			ps.got[ref.Digest] = decoded[i]
+			if cache {
+				e.cache.Put(ref.Digest, decoded[i])
+			}
+		}
+	}
+}
+
 // partKey names one namespace's copy of a part.
 type partKey struct {
 	ns string
@@ -416,14 +598,7 @@ func (e *Engine) load(ctx context.Context, heads []*Head) (*partSet, error) {
 		if h.Err != nil {
 			continue
 		}
-		for _, ref := range h.Parts() {
-			if _, ok := ps.got[ref.Digest]; ok {
-				continue
-			}
-			if d, ok := e.cache.Get(ref.Digest); ok {
-				ps.got[ref.Digest] = d
-				continue
-			}
+		for _, ref := range e.needed(h, ps) {
 			copies, seen := want[ref.Digest]
 			if !seen {
 				order = append(order, ref.Digest)
@@ -440,6 +615,9 @@ func (e *Engine) load(ctx context.Context, heads []*Head) (*partSet, error) {
 	for {
 		var refs []PartRef
 		for _, d := range order {
+			if _, ok := ps.got[d]; ok {
+				continue
+			}
 			if copies := want[d]; len(copies) > 0 {
 				refs = append(refs, copies[0])
 				want[d] = copies[1:]
@@ -452,20 +630,7 @@ func (e *Engine) load(ctx context.Context, heads []*Head) (*partSet, error) {
 		if err != nil {
 			return nil, err
 		}
-		decoded := make([]*codec.Decoded, len(refs))
-		errs := make([]error, len(refs))
-		parallel(len(refs), func(i int) {
-			decoded[i], errs[i] = decodeFrame(refs[i], frames[refs[i].Digest])
-		})
-		for i, ref := range refs {
-			if errs[i] != nil {
-				ps.failed[partKey{ref.Namespace, ref.Digest}] = errs[i]
-				continue
-			}
-			ps.got[ref.Digest] = decoded[i]
-			delete(want, ref.Digest)
-			e.cache.Put(ref.Digest, decoded[i])
-		}
+		e.decodeRound(refs, frames, ps, true)
 	}
 }
 
@@ -477,7 +642,7 @@ func (e *Engine) assemble(h *Head, ps *partSet, labels map[string]string) (*rele
 		return nil, corrupt(h, h.Err)
 	}
 	// Head.Verify, keeping the head's JSON it opens.
-	raw, err := codec.OpenHead(h.Body, h.Key, h.Chart, h.Values, h.Manifest)
+	raw, err := codec.OpenHeadRefs(h.Body, h.Key, h.Refs())
 	if err != nil {
 		return nil, corrupt(h, err)
 	}
@@ -541,7 +706,9 @@ func (e *Engine) assembleAll(ctx context.Context, hs []*Head, q Query) ([]*relea
 	out := make([]*release.Release, len(hs))
 	errs := make([]error, len(hs))
 	parallel(len(hs), func(i int) {
-		out[i], errs[i] = e.assemble(hs[i], parts, allLabels(hs[i]))
+		if out[i], errs[i] = e.assemble(hs[i], parts, allLabels(hs[i])); errs[i] == nil {
+			e.noteKeyframes(hs[i], parts)
+		}
 	})
 	for i, err := range errs {
 		if err == nil {
@@ -572,7 +739,11 @@ func (e *Engine) reread(ctx context.Context, h *Head, q Query) (*release.Release
 	if err != nil {
 		return nil, err
 	}
-	return e.assemble(hs[0], parts, allLabels(hs[0]))
+	rls, err := e.assemble(hs[0], parts, allLabels(hs[0]))
+	if err == nil {
+		e.noteKeyframes(hs[0], parts)
+	}
+	return rls, err
 }
 
 // parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.
