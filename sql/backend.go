@@ -36,7 +36,7 @@ type backend struct {
 
 var _ engine.Backend = (*backend)(nil)
 
-const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, body`
+const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base, body`
 
 func (b *backend) Close() error { return b.db.Close() }
 
@@ -108,9 +108,9 @@ func scanHeads(rows *stdsql.Rows) ([]*engine.Head, error) {
 	for rows.Next() {
 		h := &engine.Head{}
 		var labels []byte
-		var chart, values, manifest string
+		var chart, values, manifest, valuesBase, manifestBase string
 		if err := rows.Scan(&h.Namespace, &h.Key, &h.Name, &h.Version, &h.Status, &h.Owner, &h.CreatedAt, &h.ModifiedAt,
-			&labels, &chart, &values, &manifest, &h.Body); err != nil {
+			&labels, &chart, &values, &manifest, &valuesBase, &manifestBase, &h.Body); err != nil {
 			return nil, err
 		}
 		var problems []string
@@ -122,7 +122,8 @@ func scanHeads(rows *stdsql.Rows) ([]*engine.Head, error) {
 			kind string
 			s    string
 			d    *codec.Digest
-		}{{"chart", chart, &h.Chart}, {"values", values, &h.Values}, {"manifest", manifest, &h.Manifest}} {
+		}{{"chart", chart, &h.Chart}, {"values", values, &h.Values}, {"manifest", manifest, &h.Manifest},
+			{"values base", valuesBase, &h.ValuesBase}, {"manifest base", manifestBase, &h.ManifestBase}} {
 			d, err := codec.ParseDigest(p.s)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s digest: %v", p.kind, err))
@@ -336,9 +337,9 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 		return err
 	}
 	return b.tx(ctx, func(tx *stdsql.Tx) error {
-		_, err := b.exec(ctx, tx, "INSERT INTO helmstore_releases ("+headColumns+") VALUES ("+placeholders(13)+")",
+		_, err := b.exec(ctx, tx, "INSERT INTO helmstore_releases ("+headColumns+") VALUES ("+placeholders(15)+")",
 			h.Namespace, h.Key, h.Name, h.Version, h.Status, h.Owner, h.CreatedAt, h.ModifiedAt, labels,
-			h.Chart.String(), h.Values.String(), h.Manifest.String(), h.Body)
+			h.Chart.String(), h.Values.String(), h.Manifest.String(), h.ValuesBase.String(), h.ManifestBase.String(), h.Body)
 		if err != nil {
 			if b.d.isUnique(err) {
 				return driver.ErrReleaseExists
@@ -538,8 +539,9 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 			return err
 		}
 		if _, err := b.exec(ctx, tx, `UPDATE helmstore_releases SET name = ?, version = ?, status = ?, owner = ?, modified_at = ?, labels = ?,
-			chart_digest = ?, values_digest = ?, manifest_digest = ?, body = ? WHERE namespace = ? AND release_key = ?`,
-			h.Name, h.Version, h.Status, h.Owner, h.ModifiedAt, labels, h.Chart.String(), h.Values.String(), h.Manifest.String(), h.Body,
+			chart_digest = ?, values_digest = ?, manifest_digest = ?, values_base = ?, manifest_base = ?, body = ? WHERE namespace = ? AND release_key = ?`,
+			h.Name, h.Version, h.Status, h.Owner, h.ModifiedAt, labels, h.Chart.String(), h.Values.String(), h.Manifest.String(),
+			h.ValuesBase.String(), h.ManifestBase.String(), h.Body,
 			h.Namespace, h.Key); err != nil {
 			return err
 		}
