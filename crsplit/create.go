@@ -65,6 +65,11 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 	if err != nil {
 		return err
 	}
+	if created.Spec.Parts != obj.Spec.Parts {
+		// The API server pruned a field it does not know: the cluster's
+		// CRDs are older than this version (delta bases are new).
+		return b.abandon(created, fmt.Errorf("%w: the Release CRD in the cluster does not keep spec.parts as written (older than this version of helmstore?): install this version's CRDs (InstallCRDs, CRDManifests)", ErrCRDsNotInstalled))
+	}
 	err = b.writeReferenced(ctx, h, parts, created, body)
 	if err == nil && b.hooks.beforeCommit != nil {
 		err = b.hooks.beforeCommit(h)

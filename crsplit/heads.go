@@ -104,7 +104,8 @@ func newReleaseObject(h *engine.Head, body *releaseBody) *releaseObject {
 	}
 	s := &obj.Spec
 	s.ModifiedAt = h.ModifiedAt
-	s.Parts = partRefs{Chart: h.Chart.String(), Values: h.Values.String(), Manifest: h.Manifest.String()}
+	s.Parts = partRefs{Chart: h.Chart.String(), Values: h.Values.String(), Manifest: h.Manifest.String(),
+		ValuesBase: h.ValuesBase.String(), ManifestBase: h.ManifestBase.String()}
 	s.ReleaseChunks = body.chunks
 	s.ChartName, s.ChartVersion, s.AppVersion = h.ChartName, h.ChartVersion, h.AppVersion
 	if h.ChartName != "" {
@@ -120,11 +121,8 @@ func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
 	var h engine.Head
 	h.Namespace = obj.Namespace
 	var err error
-	for _, p := range []struct {
-		s string
-		d *codec.Digest
-	}{{obj.Spec.Parts.Chart, &h.Chart}, {obj.Spec.Parts.Values, &h.Values}, {obj.Spec.Parts.Manifest, &h.Manifest}} {
-		if *p.d, err = codec.ParseDigest(p.s); err != nil {
+	for _, p := range obj.Spec.Parts.digests(&h) {
+		if *p.d, err = codec.ParseDigest(*p.s); err != nil {
 			return nil, fmt.Errorf("Release %s in namespace %s: %w: %v", obj.Name, obj.Namespace, codec.ErrCorrupt, err)
 		}
 	}
@@ -135,12 +133,10 @@ func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
 // (for cleaning up after a damaged Release).
 func someRefsOf(obj *releaseObject) []engine.PartRef {
 	var out []engine.PartRef
-	for _, p := range []struct {
-		s string
-		k codec.Kind
-	}{{obj.Spec.Parts.Chart, codec.KindChart}, {obj.Spec.Parts.Values, codec.KindValues}, {obj.Spec.Parts.Manifest, codec.KindManifest}} {
-		if d, err := codec.ParseDigest(p.s); err == nil && !d.IsZero() {
-			out = append(out, engine.PartRef{Namespace: obj.Namespace, Digest: d, Kind: p.k})
+	var h engine.Head
+	for _, p := range obj.Spec.Parts.digests(&h) {
+		if d, err := codec.ParseDigest(*p.s); err == nil && !d.IsZero() {
+			out = append(out, engine.PartRef{Namespace: obj.Namespace, Digest: d, Kind: p.kind})
 		}
 	}
 	return out
@@ -286,11 +282,8 @@ func headOf(obj *releaseObject) (*engine.Head, error) {
 		}
 	}
 	var err error
-	for _, p := range []struct {
-		s string
-		d *codec.Digest
-	}{{s.Parts.Chart, &h.Chart}, {s.Parts.Values, &h.Values}, {s.Parts.Manifest, &h.Manifest}} {
-		if *p.d, err = codec.ParseDigest(p.s); err != nil {
+	for _, p := range s.Parts.digests(h) {
+		if *p.d, err = codec.ParseDigest(*p.s); err != nil {
 			return nil, bad("%v", err)
 		}
 	}

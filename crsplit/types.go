@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/engine"
 )
 
 // Group and Version of the helmstore custom resources.
@@ -68,6 +71,25 @@ type partRefs struct {
 	Chart    string `json:"chart,omitempty"`
 	Values   string `json:"values,omitempty"`
 	Manifest string `json:"manifest,omitempty"`
+	// ValuesBase and ManifestBase name the base (keyframe) part of values
+	// or a manifest stored as a delta: a Values or Manifest object the
+	// Release references, and owns, as its other parts.
+	ValuesBase   string `json:"valuesBase,omitempty"`
+	ManifestBase string `json:"manifestBase,omitempty"`
+}
+
+// digests lists the fields of r with the head digest each one holds.
+func (r *partRefs) digests(h *engine.Head) []struct {
+	s    *string
+	d    *codec.Digest
+	kind codec.Kind
+} {
+	return []struct {
+		s    *string
+		d    *codec.Digest
+		kind codec.Kind
+	}{{&r.Chart, &h.Chart, codec.KindChart}, {&r.Values, &h.Values, codec.KindValues}, {&r.Manifest, &h.Manifest, codec.KindManifest},
+		{&r.ValuesBase, &h.ValuesBase, codec.KindValues}, {&r.ManifestBase, &h.ManifestBase, codec.KindManifest}}
 }
 
 // chunkSet names the Chunk objects <owner uid>-<ID>-<index> holding a
