@@ -20,7 +20,11 @@
 //     query values, names and namespaces no write accepts);
 //  9. damaged stored data (flipped, truncated, swapped, missing, bombs),
 //     through the backend's Tamperer: driver.ErrCorrupt for that release
-//     only, which stays deletable.
+//     only, which stays deletable;
+//  10. values-only upgrades (stored as deltas by helmstore's engine):
+//     revisions deleted in various orders, by another store, concurrently
+//     with upgrades; every revision left reads back whole, and nothing is
+//     left once the last is deleted.
 package drivertest
 
 import (
@@ -73,6 +77,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Races", func(t *testing.T) { testRaces(t, h) })
 	t.Run("Hostile", func(t *testing.T) { testHostile(t, h) })
 	t.Run("Damage", func(t *testing.T) { testDamage(t, h) })
+	t.Run("Deltas", func(t *testing.T) { testDeltas(t, h) })
 }
 
 func (h Harness) open(t *testing.T) driver.Store {
