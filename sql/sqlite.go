@@ -109,14 +109,15 @@ func sqliteDSN(conn string) (dsn, path string, memory bool, err error) {
 	return "file:" + path + "?" + q.Encode(), path, q.Get("mode") == "memory", nil
 }
 
-// openSQLite opens (creating if needed) a SQLite store at a file path.
+// openSQLite opens (creating if needed) a SQLite store at a file path. The
+// file's directory must exist, unless it is the default location.
 func openSQLite(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 	dsn, path, memory, err := sqliteDSN(cfg.ConnectionString)
 	if err != nil {
 		return nil, err
 	}
 	if path != "" && !memory {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		if err := sqliteDir(path, cfg.ConnectionString == ""); err != nil {
 			return nil, err
 		}
 	}
@@ -144,6 +145,34 @@ func openSQLite(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 		return nil, err
 	}
 	return engine.New(b, cfg), nil
+}
+
+// sqliteDir checks that the directory of the database at path exists. Only
+// the default location's directories (Helm's data directory, which a fresh
+// machine lacks) are created: elsewhere a missing directory is more likely a
+// typo in the path than a wish for a new, empty store.
+func sqliteDir(path string, isDefault bool) error {
+	dir := filepath.Dir(path)
+	if !isDefault {
+		if def, err := defaultSQLitePath(); err == nil {
+			if abs, err := filepath.Abs(path); err == nil && abs == def {
+				isDefault = true
+			}
+		}
+	}
+	if isDefault {
+		return os.MkdirAll(dir, 0o700)
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("sqlite database %s: directory %s does not exist (helmstore creates the database file, not missing directories, except for the default location, DefaultSQLitePath)", path, dir)
+	case err != nil:
+		return fmt.Errorf("sqlite database %s: %w", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("sqlite database %s: %s is not a directory", path, dir)
+	}
+	return nil
 }
 
 // lockConnector makes modernc connections whose failures to take the write
