@@ -92,7 +92,13 @@ func Binaries(opts Options) (Result, error) {
 	if Have(dir) { // built while we waited
 		return res, nil
 	}
-	tmp, err := os.MkdirTemp(root, "kube-build-")
+	// Under the lock, a build directory of this key is what a killed
+	// build left behind.
+	stale, _ := filepath.Glob(dir + ".build-*")
+	for _, d := range stale {
+		os.RemoveAll(d)
+	}
+	tmp, err := os.MkdirTemp(root, filepath.Base(dir)+".build-")
 	if err != nil {
 		return Result{}, err
 	}
@@ -134,8 +140,11 @@ func Binaries(opts Options) (Result, error) {
 			return res, nil
 		case <-t.C:
 			mods, pkgs := out.counts()
-			say("still building (%d min; %d modules downloaded, %d packages compiled so far)",
-				int(time.Since(start).Minutes()), mods, pkgs)
+			downloads := ""
+			if mods > 0 {
+				downloads = fmt.Sprintf("%d modules downloaded, ", mods)
+			}
+			say("still building (%d min; %s%d packages compiled so far)", int(time.Since(start).Minutes()), downloads, pkgs)
 		}
 	}
 }
