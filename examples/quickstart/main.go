@@ -3,11 +3,33 @@
 // helmstore's embedded SQLite store. It needs no server and no cluster (the
 // Kubernetes client is Helm's fake printing client).
 //
+//	go run ./examples/quickstart               # store in a temporary directory, removed on exit
+//	go run ./examples/quickstart -db helm.db   # store in helm.db, kept (its directory must exist)
+//	go run ./examples/quickstart -h            # usage
+//
+// The upgrades are values-only, as `helm upgrade --set image.tag=...` would
+// do: they change the image tag and the replica count, not the chart, so
+// CHART and APP VERSION (the chart's appVersion) stay the same on every row
+// and the IMAGE column shows what each revision runs. helmstore stores the
+// chart once for all of them.
+//
 // It prints the release history and how many bytes the store holds, beside
 // what Helm's default Secrets driver would have stored for the same
-// revisions.
+// revisions, then uninstalls, leaving the store empty.
 //
-//	go run ./examples/quickstart
+// Flags:
+//
+//	-db file   the SQLite database to store releases in; it is created if
+//	           missing (not its directory) and kept after the run. Without
+//	           -db, the database is in a new temporary directory that is
+//	           removed on exit.
+//
+// It reads no environment variables: the store is always SQLite, at -db's
+// path (HELM_DRIVER is for examples/helmdriver and examples/releaseapi).
+//
+// The first `go run` compiles Helm, client-go and the pure-Go SQLite
+// (modernc.org/sqlite) from source, which takes minutes; later runs use Go's
+// build cache.
 package main
 
 import (
@@ -16,13 +38,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"helm.sh/helm/v3/pkg/action"
@@ -38,12 +62,58 @@ import (
 )
 
 func main() {
-	dir, _ := os.MkdirTemp("", "helmstore-quickstart-")
-	dbPath := flag.String("db", filepath.Join(dir, "helm.db"), "SQLite file to store releases in")
-	flag.Parse()
-	if err := run(os.Stdout, *dbPath); err != nil {
-		log.Fatal(err)
+	os.Exit(quickstart(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// quickstart runs the command with args and returns its exit status. A
+// temporary directory it makes is removed before it returns, and on SIGINT
+// or SIGTERM.
+func quickstart(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", "", "SQLite `file` to store releases in, created if missing (not its directory) and kept after the run\n(default: helm.db in a new temporary directory, removed on exit)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: quickstart [-db file]\n\n"+
+			"Runs a Helm install, four values-only upgrades, a rollback and an uninstall\n"+
+			"on helmstore's embedded SQLite store, and compares its size with Helm's\n"+
+			"Secrets driver. Needs no cluster and reads no environment variables.\n\n")
+		fs.PrintDefaults()
 	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "quickstart: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	path := *db
+	if path == "" {
+		dir, err := os.MkdirTemp("", "helmstore-quickstart-")
+		if err != nil {
+			fmt.Fprintln(stderr, "quickstart:", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer func() { signal.Stop(sig); close(sig) }()
+		go func() {
+			if _, ok := <-sig; ok {
+				os.RemoveAll(dir)
+				os.Exit(130)
+			}
+		}()
+		path = filepath.Join(dir, "helm.db")
+	}
+	if err := run(stdout, path); err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 1
+	}
+	return 0
 }
 
 func run(out io.Writer, dbPath string) error {
@@ -67,7 +137,10 @@ func run(out io.Writer, dbPath string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Storing releases in %s (sqlite)\n\n", dbPath)
+	fmt.Fprintf(out, "Storing releases in %s (sqlite)\n", dbPath)
+	fmt.Fprintf(out, "Installing chart %s-%s (appVersion %s), then four values-only upgrades (image tag, replicas) and a rollback:\n"+
+		"the chart, and so APP VERSION, stays the same; IMAGE is what each revision runs.\n\n",
+		ch.Metadata.Name, ch.Metadata.Version, ch.Metadata.AppVersion)
 
 	install := action.NewInstall(cfg)
 	install.ReleaseName, install.Namespace = "web", ns
@@ -92,10 +165,14 @@ func run(out io.Writer, dbPath string) error {
 		return fmt.Errorf("history: %w", err)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "REVISION\tSTATUS\tCHART\tAPP VERSION\tDESCRIPTION")
+	fmt.Fprintln(tw, "REVISION\tSTATUS\tCHART\tAPP VERSION\tIMAGE\tDESCRIPTION")
 	secretsBytes := 0
 	for _, r := range hist {
-		fmt.Fprintf(tw, "%d\t%s\t%s-%s\t%s\t%s\n", r.Version, r.Info.Status, r.Chart.Metadata.Name, r.Chart.Metadata.Version, r.Chart.Metadata.AppVersion, r.Info.Description)
+		img, err := image(r)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s-%s\t%s\t%s\t%s\n", r.Version, r.Info.Status, r.Chart.Metadata.Name, r.Chart.Metadata.Version, r.Chart.Metadata.AppVersion, img, r.Info.Description)
 		n, err := secretSize(r)
 		if err != nil {
 			return err
@@ -123,6 +200,24 @@ func run(out io.Writer, dbPath string) error {
 	}
 	fmt.Fprintf(out, "\nUninstalled: the store now holds %d releases and %d parts.\n", st.Releases, st.TotalParts())
 	return nil
+}
+
+// image is the container image revision r runs: the chart's default values
+// with the revision's own (what `--set` gave) on top, as Helm renders them.
+func image(r *release.Release) (string, error) {
+	vals, err := chartutil.CoalesceValues(r.Chart, r.Config)
+	if err != nil {
+		return "", err
+	}
+	repo, err := vals.PathValue("image.repository")
+	if err != nil {
+		return "", err
+	}
+	tag, err := vals.PathValue("image.tag")
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%v:%v", repo, tag), nil
 }
 
 // secretSize is the size of the data Helm's Secrets driver stores for r:
