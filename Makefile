@@ -51,17 +51,17 @@ services:
 kube:
 	@$(GO) run ./internal/testenv/cmd/kubebin
 
-## bench-smoke: every benchmark once, to prove they run. Quiet when they pass; the end of
-## their output when one fails.
+## bench-smoke: every benchmark once, to prove they run. Quiet when they pass; when one
+## fails, the output of the failing packages (the benchmark's log and failure).
 bench-smoke:
 	@echo "bench-smoke: every benchmark once (-benchtime 1x), quietly (a few minutes; its output is shown only if one fails)"
 	@out=$$(mktemp "$${TMPDIR:-/tmp}/helmstore-bench-smoke.XXXXXX"); \
 	if $(GO) test -count=1 -run '^$$' -bench '$(BENCH)' -benchtime 1x ./... >"$$out" 2>&1; then \
 		rm -f "$$out"; echo "bench-smoke: every benchmark ran"; \
 	else s=$$?; \
-		echo "bench-smoke: FAILED (exit $$s); the failures, then the last 60 lines of the output (all of it: $$out):"; \
-		grep -E -B2 -A20 -e '^--- FAIL' -e '^FAIL' -e '^panic:' "$$out" | head -n 200; \
-		echo "--- last 60 lines:"; tail -n 60 "$$out"; exit $$s; \
+		echo "bench-smoke: FAILED (exit $$s); the output of each failing package follows (all of it: $$out)"; \
+		awk '{ b = b $$0 "\n" } /^# / { e = 1 } /^(ok|FAIL|\?) *\t/ { if (e || $$0 ~ /^FAIL\t/) printf "%s", b; b = ""; e = 0 } END { printf "%s", b }' "$$out" | tail -n 300; \
+		exit $$s; \
 	fi
 
 ## bench: the benchmarks behind the README tables (our stores beside Helm's own drivers),
