@@ -336,6 +336,9 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 	if err != nil {
 		return err
 	}
+	if err := checkGiven(h, parts); err != nil {
+		return err
+	}
 	return b.tx(ctx, func(tx *stdsql.Tx) error {
 		_, err := b.exec(ctx, tx, "INSERT INTO helmstore_releases ("+headColumns+") VALUES ("+placeholders(15)+")",
 			h.Namespace, h.Key, h.Name, h.Version, h.Status, h.Owner, h.CreatedAt, h.ModifiedAt, labels,
@@ -351,6 +354,27 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 		}
 		return b.refParts(ctx, tx, h.Namespace, h.Referenced(parts))
 	})
+}
+
+// checkGiven refuses a write that does not supply every part h references
+// (a delta's base included): a part the namespace no longer holds (its
+// last other head deleted meanwhile) must be written again with the head,
+// and a reference to a part not given would go uncounted.
+func checkGiven(h *engine.Head, parts []*codec.Part) error {
+	have := map[codec.Digest]bool{}
+	for _, p := range parts {
+		have[p.Digest] = true
+	}
+	var missing []string
+	for _, r := range h.Parts() {
+		if !have[r.Digest] {
+			missing = append(missing, r.Kind.String()+" "+r.Digest.Short())
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
+	}
+	return nil
 }
 
 // refParts adds one reference to each part in ns, inserting the parts that
@@ -531,6 +555,9 @@ func (b *backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (
 func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
 	labels, err := labelsJSON(h)
 	if err != nil {
+		return err
+	}
+	if err := checkGiven(h, parts); err != nil {
 		return err
 	}
 	return b.tx(ctx, func(tx *stdsql.Tx) error {

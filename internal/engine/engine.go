@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -22,8 +23,10 @@ type Engine struct {
 	cache   *partcache.Cache
 	// keyframes are what writes take deltas against (keyframes.go).
 	keyframes *keyframes
-	cfg       *driver.Config
-	now       func() time.Time
+	// noDeltas, set by SetDeltas for benchmarks, stores every part full.
+	noDeltas atomic.Bool
+	cfg      *driver.Config
+	now      func() time.Time
 
 	closeOnce sync.Once
 	closeErr  error
@@ -58,6 +61,15 @@ func (v *view) Close() error {
 // Stats reports what the view's namespace holds.
 func (v *view) Stats(ctx context.Context) (driver.Stats, error) {
 	return v.e.backend.Stats(ctx, v.ns)
+}
+
+// SetDeltas turns delta encoding of values and manifests on (the default)
+// or off for the store s made by New, for benchmarks and measurements
+// comparing the two. It has no effect on what is already stored.
+func SetDeltas(s driver.Store, on bool) {
+	if v, ok := s.(*view); ok {
+		v.e.noDeltas.Store(!on)
+	}
 }
 
 // Backend returns the backend under a store made by New, for tests and
@@ -288,7 +300,7 @@ func (e *Engine) encodeParts(h *Head, split *codec.Split) []*codec.Part {
 // keyframe's part, if this store knows the keyframe and the delta pays;
 // otherwise p itself (stored in full).
 func (e *Engine) delta(h *Head, p *codec.Part) (use, base *codec.Part) {
-	if p.Size < minDeltaBytes || p.Size > codec.MaxDeltaBytes {
+	if p.Size < minDeltaBytes || p.Size > codec.MaxDeltaBytes || e.noDeltas.Load() {
 		return p, nil
 	}
 	kf, ok := e.keyframes.get(h.Namespace, h.Name, p.Kind)
