@@ -81,8 +81,11 @@
 //	:memory:                                   a database in memory, gone when the store is closed
 //	(empty)                                    DefaultSQLitePath: helmstore.db in Helm's data directory
 //
-// The file and its directory are created if missing. Unless the URI sets
-// them with _pragma,
+// The file is created if missing, but not its directory: a path whose
+// directory does not exist is an error (more likely a typo than a wish for
+// a new, empty store), except at the default location, whose directories
+// are created (a fresh machine has no Helm data directory). Unless the URI
+// sets them with _pragma,
 // the database runs in WAL mode with synchronous=FULL and waits up to 30 s
 // (busy_timeout) for another writer; write transactions always begin
 // IMMEDIATE, so that two writers queue instead of failing. A writer that
