@@ -1,35 +1,69 @@
 // Command helmdriver shows how a Helm-based tool picks its store with
 // HELM_DRIVER: driver.Init replaces action.Configuration.Init, so Helm's
-// own names keep working and helmstore's are added.
+// own names keep working and helmstore's are added. It lists the releases
+// of one namespace from the storage layer.
 //
-//	HELM_DRIVER=sqlite go run ./examples/helmdriver
+//	HELM_DRIVER=sqlite go run ./examples/helmdriver -n team-a
 //	HELM_DRIVER=postgres HELM_DRIVER_POSTGRES_CONNECTION_STRING=postgres://... go run ./examples/helmdriver
+//	HELM_DRIVER=mysql HELM_DRIVER_MYSQL_CONNECTION_STRING='user:pass@tcp(host:3306)/db' go run ./examples/helmdriver
+//	HELM_DRIVER=crsplit go run ./examples/helmdriver --kube-context prod   # needs a cluster with crsplit's CRDs
 //	HELM_DRIVER=secret go run ./examples/helmdriver   # Helm's own, needs a cluster
+//
+// It takes Helm's global flags (-n/--namespace, --kube-context,
+// --kubeconfig, ...; see -h) and reads:
+//
+//   - HELM_DRIVER: the store; Helm's names (secret, the default, configmap,
+//     memory, sql) or helmstore's (sqlite, postgres, mysql, crsplit; the
+//     example imports every backend).
+//   - HELM_DRIVER_<NAME>_CONNECTION_STRING for helmstore's names, e.g.
+//     HELM_DRIVER_SQLITE_CONNECTION_STRING (a file; empty for
+//     DefaultSQLitePath, in HELM_DATA_HOME) or
+//     HELM_DRIVER_POSTGRES_CONNECTION_STRING (falling back to Helm's
+//     HELM_DRIVER_SQL_CONNECTION_STRING); for crsplit, an optional
+//     kubeconfig context.
+//   - Helm's environment, as helm does: HELM_NAMESPACE, KUBECONFIG,
+//     HELM_KUBECONTEXT and the rest of cli.EnvSettings.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"os"
 
+	"github.com/spf13/pflag"
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/cli"
 
+	_ "github.com/helmstore/helmstore/crsplit" // registers crsplit
 	"github.com/helmstore/helmstore/driver"
 	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
 )
 
 func main() {
-	if err := run(os.Stdout, os.Getenv("HELM_DRIVER")); err != nil {
+	if err := run(os.Stdout, os.Stderr, os.Args[1:], os.Getenv("HELM_DRIVER")); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return
+		}
 		log.Fatal(err)
 	}
 }
 
-func run(out io.Writer, helmDriver string) error {
+func run(out, usage io.Writer, args []string, helmDriver string) error {
 	settings := cli.New()
+	flags := pflag.NewFlagSet("helmdriver", pflag.ContinueOnError)
+	flags.SetOutput(usage)
+	settings.AddFlags(flags) // -n/--namespace, --kube-context, --kubeconfig, ...
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", flags.Arg(0))
+	}
+	ns := settings.Namespace()
 	cfg := new(action.Configuration)
-	if err := driver.Init(cfg, settings.RESTClientGetter(), settings.Namespace(), helmDriver, func(format string, v ...interface{}) {}); err != nil {
+	if err := driver.Init(cfg, settings.RESTClientGetter(), ns, helmDriver, func(format string, v ...interface{}) {}); err != nil {
 		return err
 	}
 	// action.NewList(cfg).Run() would first check that the cluster is
@@ -38,7 +72,7 @@ func run(out io.Writer, helmDriver string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d releases in the %s store (driver %s)\n", len(rs), helmDriver, cfg.Releases.Name())
+	fmt.Fprintf(out, "%d releases in namespace %s of the %s store (driver %s)\n", len(rs), ns, helmDriver, cfg.Releases.Name())
 	for _, r := range rs {
 		fmt.Fprintf(out, "%s/%s revision %d %s\n", r.Namespace, r.Name, r.Version, r.Info.Status)
 	}

@@ -1,7 +1,25 @@
 // Command releaseapi serves Helm releases over HTTP as JSON, the way a
 // dashboard backend would: list, get and history, from any helmstore store.
 //
+//	go run ./examples/releaseapi                    # sqlite at DefaultSQLitePath
 //	HELM_DRIVER=postgres HELM_DRIVER_POSTGRES_CONNECTION_STRING=postgres://... go run ./examples/releaseapi
+//	HELM_DRIVER=crsplit go run ./examples/releaseapi -listen :8080   # the cluster of KUBECONFIG's current context
+//
+// Flags: -listen address (default 127.0.0.1:8080). It reads:
+//
+//   - HELM_DRIVER: which helmstore backend, sqlite when unset; sqlite,
+//     postgres, mysql or crsplit (the example imports every backend).
+//     Helm's own names (secret, configmap, memory, sql) are not stores
+//     driver.Open can open.
+//   - HELM_DRIVER_<NAME>_CONNECTION_STRING: the backend's connection string,
+//     e.g. HELM_DRIVER_SQLITE_CONNECTION_STRING (a file; unset for
+//     DefaultSQLitePath, helmstore.db in Helm's data directory,
+//     HELM_DATA_HOME), HELM_DRIVER_POSTGRES_CONNECTION_STRING (falling back
+//     to Helm's HELM_DRIVER_SQL_CONNECTION_STRING),
+//     HELM_DRIVER_MYSQL_CONNECTION_STRING, or for crsplit an optional
+//     kubeconfig context.
+//   - for crsplit, the kubeconfig: KUBECONFIG, else ~/.kube/config, else the
+//     in-cluster configuration.
 //
 // Routes:
 //

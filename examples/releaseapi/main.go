@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 
+	_ "github.com/helmstore/helmstore/crsplit" // registers crsplit
 	"github.com/helmstore/helmstore/driver"
 	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
 )
