@@ -1,13 +1,16 @@
 package drivertest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
@@ -229,6 +232,8 @@ func testDeltas(t *testing.T, h Harness) {
 		})
 	}
 
+	t.Run("Damage", func(t *testing.T) { testDeltaDamage(t, h) })
+
 	// A store takes deltas against what it last read or wrote; another
 	// store deletes every revision meanwhile, parts and all. The next
 	// upgrade's delta must still read back (its base stored again).
@@ -374,4 +379,145 @@ func testDeltas(t *testing.T, h Harness) {
 		}
 		wantNoParts(t, "after deleting every revision", r)
 	})
+}
+
+// testDeltaDamage checks damage to deltas and their bases, through the
+// backend's Tamperer: the releases using the damaged part are reported as
+// driver.ErrCorrupt naming them (never a panic, garbage or another
+// release), stay deletable, and nothing is left once all are deleted.
+func testDeltaDamage(t *testing.T, h Harness) {
+	if h.Tamper == nil {
+		t.Skip("Harness.Tamper is not set")
+	}
+	// Each damage returns the revisions of "dmg" (1..3) it leaves corrupt.
+	damages := map[string]func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error){
+		"BaseMissing": func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error) {
+			return []int{1, 2, 3}, tp.DeletePart(ctx, "default", base)
+		},
+		"BaseFlipped": func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error) {
+			f, err := tp.Part(ctx, "default", base)
+			if err != nil {
+				return nil, err
+			}
+			return []int{1, 2, 3}, tp.SetPart(ctx, "default", base, flip(f))
+		},
+		"DeltaFlipped": func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error) {
+			f, err := tp.Part(ctx, "default", d2)
+			if err != nil {
+				return nil, err
+			}
+			return []int{2}, tp.SetPart(ctx, "default", d2, flip(f))
+		},
+		"DeltaMissing": func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error) {
+			return []int{2}, tp.DeletePart(ctx, "default", d2)
+		},
+		"DeltaSwapped": func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error) {
+			// Another revision's delta against the same base: it decodes,
+			// to the wrong manifest, which its digest tells.
+			f, err := tp.Part(ctx, "default", d3)
+			if err != nil {
+				return nil, err
+			}
+			return []int{2}, tp.SetPart(ctx, "default", d2, f)
+		},
+		"DeltaTruncated": func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error) {
+			f, err := tp.Part(ctx, "default", d2)
+			if err != nil {
+				return nil, err
+			}
+			return []int{2}, tp.SetPart(ctx, "default", d2, f[:len(f)/2])
+		},
+		"DeltaBomb": func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error) {
+			// A delta frame (type 3) naming the right base, whose stream
+			// inflates to 1 GiB.
+			f, err := tp.Part(ctx, "default", d2)
+			if err != nil {
+				return nil, err
+			}
+			b := bomb(1000)
+			frame := append(append([]byte{3}, f[1:33]...), b[1:]...)
+			return []int{2}, tp.SetPart(ctx, "default", d2, frame)
+		},
+		"FullWhereDeltaExpected": func(ctx context.Context, tp Tamperer, base, d2, d3 string) ([]int, error) {
+			// The base's full frame stored under the delta's digest.
+			f, err := tp.Part(ctx, "default", base)
+			if err != nil {
+				return nil, err
+			}
+			return []int{2}, tp.SetPart(ctx, "default", d2, f)
+		},
+	}
+	for name, dmg := range damages {
+		t.Run(name, func(t *testing.T) {
+			s := h.open(t)
+			tp := h.Tamper(t, s)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			m := newMemory()
+			for v := 1; v <= 3; v++ {
+				if err := deltaUpgrade(s, &m, "dmg", "default", v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := deltaUpgrade(s, &m, "fine", "default", 1); err != nil {
+				t.Fatal(err)
+			}
+			var heads [4]StoredHead
+			for v := 1; v <= 3; v++ {
+				var err error
+				if heads[v], err = tp.Head(ctx, "default", key("dmg", v)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			base, d2, d3 := heads[1].Manifest, heads[2].Manifest, heads[3].Manifest
+			if base == d2 || d2 == d3 {
+				t.Fatalf("revisions 2 and 3 are not stored as deltas (manifest digests %s %s %s)", base, d2, d3)
+			}
+			bad, err := dmg(ctx, tp, base, d2, d3)
+			if err != nil {
+				t.Fatalf("damage: %v", err)
+			}
+			r := h.reopen(t, s, driver.WithCacheBytes(0))
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			corrupt := map[int]bool{}
+			for _, v := range bad {
+				corrupt[v] = true
+			}
+			for v := 1; v <= 3; v++ {
+				k := key("dmg", v)
+				got, err := r.Get(k)
+				if corrupt[v] {
+					if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), k) {
+						t.Fatalf("Get %s = %v; want driver.ErrCorrupt naming it", k, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("Get %s: %v", k, err)
+				}
+				want, _ := m.Get(k)
+				labels := got.Labels
+				got = Normalize(t, got)
+				got.Labels = customOnly(labels)
+				sameRelease(t, "undamaged revision", got, want)
+			}
+			checkRevisions(t, "other release", r, m, "fine", []int{1})
+			runtime.ReadMemStats(&after)
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+				t.Fatalf("reading the damaged releases allocated %d MiB", grew>>20)
+			}
+			for v := 1; v <= 3; v++ {
+				if _, err := s.Delete(key("dmg", v)); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+					t.Fatalf("Delete %s: %v", key("dmg", v), err)
+				}
+			}
+			checkRevisions(t, "other release after the deletes", r, m, "fine", []int{1})
+			if _, err := s.Delete(key("fine", 1)); err != nil {
+				t.Fatal(err)
+			}
+			wantNoParts(t, "after deleting every release", r)
+		})
+	}
 }
