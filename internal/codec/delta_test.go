@@ -171,3 +171,36 @@ func TestSealCoversBases(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkDelta(b *testing.B) {
+	base := NewPart(KindManifest, manifest(230<<10, "v1.0.0", 2))
+	next := manifest(230<<10, "v1.0.1", 3)
+	b.Run("encode", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := Delta(NewPart(KindManifest, next), base); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode-full", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Compress(next)
+		}
+	})
+	d, _ := Delta(NewPart(KindManifest, next), base)
+	b.Run("decode", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := OpenDelta(d.Frame(), d.Digest, base.Digest, base.Raw()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	full := Compress(next)
+	b.Run("decode-full", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := Decompress(full); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
