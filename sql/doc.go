@@ -28,7 +28,8 @@
 // HELM_DRIVER=sql to postgres needs nothing else; an empty connection string
 // is an error. As with libpq, what the string leaves out comes from the PG*
 // environment variables (PGHOST, PGUSER, PGPASSWORD, PGSSLMODE, ...) and
-// ~/.pgpass. A search_path parameter puts helmstore's tables in that schema.
+// ~/.pgpass. A search_path parameter naming an existing schema puts
+// helmstore's tables in that schema (create it first: Open does not).
 //
 // Unless the string sets its own, helmstore adds a 10 s connect timeout
 // (connect_timeout, or PGCONNECT_TIMEOUT), TCP keepalive (30 s idle, then
