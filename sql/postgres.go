@@ -47,12 +47,17 @@ var postgresDialect = dialect{
 	lockMigrations: func(ctx context.Context, db *stdsql.DB) (goose.ProviderOption, func(), error) {
 		// One advisory lock per schema, so stores in different schemas of
 		// one database migrate independently.
-		var schema string
+		var schema stdsql.NullString
 		if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 			return nil, nil, err
 		}
+		if !schema.Valid {
+			var path string
+			db.QueryRowContext(ctx, "SHOW search_path").Scan(&path)
+			return nil, nil, fmt.Errorf("no schema to store releases in: no schema of search_path %q exists (create it first)", path)
+		}
 		h := fnv.New64a()
-		h.Write([]byte("helmstore/" + schema))
+		h.Write([]byte("helmstore/" + schema.String))
 		l, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return nil, nil, err
