@@ -34,9 +34,10 @@ vet:
 	@echo "vet: go vet ./..."
 	$(GO) vet ./...
 
-## staticcheck: its default checks. The first run downloads and compiles staticcheck (about a minute).
+## staticcheck: its default checks. The first run downloads and compiles staticcheck (about a
+## minute) and compiles every dependency for it (a few minutes more); later runs take about a minute.
 staticcheck:
-	@echo "staticcheck: $(STATICCHECK) ./... (the first run downloads and compiles it: about a minute)"
+	@echo "staticcheck: $(STATICCHECK) ./... (about a minute; a first run downloads and compiles staticcheck and every dependency first: a few minutes more)"
 	$(GO) run $(STATICCHECK) ./...
 
 ## services: the non-Go programs tests start: etcd (HELMSTORE_ETCD, else on PATH, else
