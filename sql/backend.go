@@ -356,8 +356,8 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 	})
 }
 
-// checkGiven refuses a write that does not supply every part h references
-// (a delta's base included): a part the namespace no longer holds (its
+// checkGiven refuses a Create that does not supply every part h references
+// (a delta's base included; Update checks the parts it adds): a part the namespace no longer holds (its
 // last other head deleted meanwhile) must be written again with the head,
 // and a reference to a part not given would go uncounted.
 func checkGiven(h *engine.Head, parts []*codec.Part) error {
@@ -557,9 +557,6 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 	if err != nil {
 		return err
 	}
-	if err := checkGiven(h, parts); err != nil {
-		return err
-	}
 	return b.tx(ctx, func(tx *stdsql.Tx) error {
 		old, err := b.lockHead(ctx, tx, h.Namespace, h.Key)
 		if err != nil {
@@ -586,6 +583,11 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 			if added[p.Digest] {
 				add = append(add, p)
 			}
+		}
+		if len(add) != len(added) {
+			// A reference not counted would let the part go while h
+			// uses it (checkGiven, for the parts h adds).
+			return fmt.Errorf("parts the release newly references were not given to the backend (%d of %d given)", len(add), len(added))
 		}
 		return b.adjustRefs(ctx, tx, h.Namespace, add, removed)
 	})
