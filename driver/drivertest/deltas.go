@@ -234,6 +234,45 @@ func testDeltas(t *testing.T, h Harness) {
 
 	t.Run("Damage", func(t *testing.T) { testDeltaDamage(t, h) })
 
+	// A rollback written by a store that knows no keyframe stores the
+	// values and manifest of an earlier revision in full: parts with the
+	// same content as that revision's deltas, which must not be taken for
+	// them (a delta's digest is not its content's).
+	t.Run("RollbackFromAnotherStore", func(t *testing.T) {
+		s := h.open(t)
+		if h.Reopen == nil {
+			t.Skip("Harness.Reopen is not set")
+		}
+		other := h.deltaReader(t, s)
+		m := newMemory()
+		for v := 1; v <= 3; v++ {
+			if err := deltaUpgrade(s, &m, "rb", "default", v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		back := deltaRelease("rb", "default", 2, release.StatusDeployed)
+		back.Version = 4
+		for _, w := range []interface {
+			Create(string, *release.Release) error
+		}{other, m} {
+			if err := w.Create(key("rb", 4), back); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkRevisions(t, "after the rollback", other, m, "rb", []int{1, 2, 3, 4})
+		for v := 1; v <= 3; v++ {
+			if _, err := s.Delete(key("rb", v)); err != nil {
+				t.Fatal(err)
+			}
+			m.Delete(key("rb", v))
+		}
+		checkRevisions(t, "after deleting revisions 1-3", other, m, "rb", []int{4})
+		if _, err := other.Delete(key("rb", 4)); err != nil {
+			t.Fatal(err)
+		}
+		wantNoParts(t, "after deleting every revision", other)
+	})
+
 	// A store takes deltas against what it last read or wrote; another
 	// store deletes every revision meanwhile, parts and all. The next
 	// upgrade's delta must still read back (its base stored again).
