@@ -6,42 +6,59 @@ import (
 	"fmt"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/release"
+
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // TestDeltaBytesPerUpgrade measures the bytes stored per values-only
-// upgrade of a ~2 MB release (Helm's flow: create the new revision,
+// upgrade of ~2 MB releases (Helm's flow: create the new revision,
 // supersede the previous), with and without deltas, against what Helm's
 // Secrets driver stores, and requires at most 1/30 of Helm's with deltas.
 func TestDeltaBytesPerUpgrade(t *testing.T) {
 	k := cluster(t)
-	const n = 10
-	r1 := drivertest.ValuesOnlyRelease("big", "x", 1)
-	js, _ := json.Marshal(r1)
-	helm := int64(drivertest.HelmStoredBytes(t, drivertest.ValuesOnlyRelease("big", "x", 2)))
-	per := map[bool]int64{}
-	for _, deltas := range []bool{false, true} {
-		ns := newNamespace(t, k)
-		s, b := openAs(t, k, testenv.KubeAdmin, ns)
-		engine.SetDeltas(s, deltas)
-		m := drivertest.MeasureValuesOnlyUpgrades(t, waitingStats{s, b}, "big", ns, n)
-		per[deltas] = m.PerUpgrade
-		t.Logf("crsplit, deltas %v: install %d bytes stored; %d bytes per values-only upgrade (heads %d, parts %d)",
-			deltas, m.Install.StoredBytes(), m.PerUpgrade, m.HeadBytes, m.PartBytes)
-		r, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
-		for i := 1; i <= n+1; i++ {
-			if _, err := r.Get(fmt.Sprintf("sh.helm.release.v1.big.v%d", i)); err != nil {
-				t.Fatal(err)
+	for _, f := range []struct {
+		name string
+		rel  func(name, ns string, v int) *release.Release
+	}{
+		{"values-only", drivertest.ValuesOnlyRelease},
+		{"stack", func(name, ns string, v int) *release.Release { return fixture.NewStack(1).Release(name, ns, v) }},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			const n = 10
+			r1 := f.rel("big", "x", 1)
+			js, _ := json.Marshal(r1)
+			helm := int64(drivertest.HelmStoredBytes(t, f.rel("big", "x", 2)))
+			per := map[bool]int64{}
+			for _, deltas := range []bool{false, true} {
+				ns := newNamespace(t, k)
+				s, b := openAs(t, k, testenv.KubeAdmin, ns)
+				engine.SetDeltas(s, deltas)
+				m := drivertest.MeasureUpgrades(t, waitingStats{s, b}, n, func(v int) *release.Release { return f.rel("big", ns, v) })
+				per[deltas] = m.PerUpgrade
+				t.Logf("deltas %v: install %d bytes stored; %d bytes per values-only upgrade (heads %d, parts %d)",
+					deltas, m.Install.StoredBytes(), m.PerUpgrade, m.HeadBytes, m.PartBytes)
+				r, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
+				for i := 1; i <= n+1; i++ {
+					got, err := r.Get(fmt.Sprintf("sh.helm.release.v1.big.v%d", i))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got.Manifest != f.rel("big", ns, i).Manifest {
+						t.Fatalf("revision %d: manifest differs", i)
+					}
+				}
 			}
-		}
-	}
-	t.Logf("crsplit: release JSON %d bytes, manifest %d bytes; Helm stores %d bytes per revision; helmstore per values-only upgrade: %d bytes without deltas (1/%d of Helm), %d with (1/%d of Helm)",
-		len(js), len(r1.Manifest), helm, per[false], helm/max(per[false], 1), per[true], helm/max(per[true], 1))
-	if per[true]*30 > helm {
-		t.Errorf("%d bytes per values-only upgrade, more than 1/30 of Helm's %d", per[true], helm)
+			t.Logf("crsplit %s: release JSON %d bytes, manifest %d bytes; Helm stores %d bytes per revision; helmstore per values-only upgrade: %d bytes without deltas (1/%d of Helm), %d with (1/%d of Helm)",
+				f.name, len(js), len(r1.Manifest), helm, per[false], helm/max(per[false], 1), per[true], helm/max(per[true], 1))
+			if per[true]*30 > helm {
+				t.Errorf("%d bytes per values-only upgrade, more than 1/30 of Helm's %d", per[true], helm)
+			}
+		})
 	}
 }
 

@@ -6,14 +6,27 @@ import (
 	"path/filepath"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/release"
+
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
+// upgradeFixtures are the ~2 MB releases whose values-only upgrades the
+// delta tests measure.
+var upgradeFixtures = []struct {
+	name string
+	rel  func(name, ns string, v int) *release.Release
+}{
+	{"values-only", drivertest.ValuesOnlyRelease},
+	{"stack", func(name, ns string, v int) *release.Release { return fixture.NewStack(1).Release(name, ns, v) }},
+}
+
 // TestDeltaBytesPerUpgrade measures the bytes stored per values-only
-// upgrade of a ~2 MB release (Helm's flow: create the new revision,
+// upgrade of ~2 MB releases (Helm's flow: create the new revision,
 // supersede the previous), with and without deltas, against what Helm
 // stores, and requires at most 1/30 of Helm's with deltas.
 func TestDeltaBytesPerUpgrade(t *testing.T) {
@@ -25,39 +38,45 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 		{"postgres", func(t testing.TB) string { testenv.PostgresServer(t); return testenv.Postgres(t) }},
 		{"mysql", func(t testing.TB) string { testenv.MySQLServer(t); return testenv.MySQL(t) }},
 	} {
-		t.Run(d.name, func(t *testing.T) {
-			if testing.Short() && d.name != "sqlite" {
-				t.Skip("short")
-			}
-			conn := d.conn(t)
-			s := openStore(t, d.name, conn)
-			defer s.Close()
-			const n = 10
-			r1 := drivertest.ValuesOnlyRelease("big", "x", 1)
-			js, _ := json.Marshal(r1)
-			helm := int64(drivertest.HelmStoredBytes(t, drivertest.ValuesOnlyRelease("big", "x", 2)))
-			per := map[bool]int64{}
-			for _, deltas := range []bool{false, true} {
-				ns := map[bool]string{false: "full", true: "delta"}[deltas]
-				engine.SetDeltas(s, deltas)
-				m := drivertest.MeasureValuesOnlyUpgrades(t, s.Namespace(ns), "big", ns, n)
-				per[deltas] = m.PerUpgrade
-				t.Logf("%s, deltas %v: install %d bytes stored; %d bytes per values-only upgrade (heads %d, parts %d)",
-					d.name, deltas, m.Install.StoredBytes(), m.PerUpgrade, m.HeadBytes, m.PartBytes)
-				// Every revision reads back, from a store with no caches.
-				r := openStore(t, d.name, conn, driver.WithCacheBytes(0)).Namespace(ns)
-				for i := 1; i <= n+1; i++ {
-					if _, err := r.Get(fmt.Sprintf("sh.helm.release.v1.big.v%d", i)); err != nil {
-						t.Fatal(err)
-					}
+		for _, f := range upgradeFixtures {
+			t.Run(d.name+"/"+f.name, func(t *testing.T) {
+				if testing.Short() && d.name != "sqlite" {
+					t.Skip("short")
 				}
-				r.Close()
-			}
-			t.Logf("%s: release JSON %d bytes, manifest %d bytes; Helm stores %d bytes per revision; helmstore per values-only upgrade: %d bytes without deltas (1/%d of Helm), %d with (1/%d of Helm)",
-				d.name, len(js), len(r1.Manifest), helm, per[false], helm/max(per[false], 1), per[true], helm/max(per[true], 1))
-			if per[true]*30 > helm {
-				t.Errorf("%d bytes per values-only upgrade, more than 1/30 of Helm's %d", per[true], helm)
-			}
-		})
+				conn := d.conn(t)
+				s := openStore(t, d.name, conn)
+				defer s.Close()
+				const n = 10
+				r1 := f.rel("big", "x", 1)
+				js, _ := json.Marshal(r1)
+				helm := int64(drivertest.HelmStoredBytes(t, f.rel("big", "x", 2)))
+				per := map[bool]int64{}
+				for _, deltas := range []bool{false, true} {
+					ns := map[bool]string{false: "full", true: "delta"}[deltas]
+					engine.SetDeltas(s, deltas)
+					m := drivertest.MeasureUpgrades(t, s.Namespace(ns), n, func(v int) *release.Release { return f.rel("big", ns, v) })
+					per[deltas] = m.PerUpgrade
+					t.Logf("deltas %v: install %d bytes stored; %d bytes per values-only upgrade (heads %d, parts %d)",
+						deltas, m.Install.StoredBytes(), m.PerUpgrade, m.HeadBytes, m.PartBytes)
+					// Every revision reads back, from a store with no caches.
+					r := openStore(t, d.name, conn, driver.WithCacheBytes(0)).Namespace(ns)
+					for i := 1; i <= n+1; i++ {
+						got, err := r.Get(fmt.Sprintf("sh.helm.release.v1.big.v%d", i))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got.Manifest != f.rel("big", ns, i).Manifest {
+							t.Fatalf("revision %d: manifest differs", i)
+						}
+					}
+					r.Close()
+				}
+				t.Logf("%s %s: release JSON %d bytes, manifest %d bytes; Helm stores %d bytes per revision; helmstore per values-only upgrade: %d bytes without deltas (1/%d of Helm), %d with (1/%d of Helm)",
+					d.name, f.name, len(js), len(r1.Manifest), helm, per[false], helm/max(per[false], 1), per[true], helm/max(per[true], 1))
+				if per[true]*30 > helm {
+					t.Errorf("%d bytes per values-only upgrade, more than 1/30 of Helm's %d", per[true], helm)
+				}
+			})
+		}
 	}
 }

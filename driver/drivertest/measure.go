@@ -65,8 +65,17 @@ type UpgradeBytes struct {
 // stores (Stats) per upgrade.
 func MeasureValuesOnlyUpgrades(t testing.TB, s driver.Store, name, ns string, n int) UpgradeBytes {
 	t.Helper()
+	return MeasureUpgrades(t, s, n, func(v int) *release.Release { return ValuesOnlyRelease(name, ns, v) })
+}
+
+// MeasureUpgrades is MeasureValuesOnlyUpgrades for the revisions rel
+// returns (revision v, deployed; 1 is the install), such as
+// fixture.Stack.Release.
+func MeasureUpgrades(t testing.TB, s driver.Store, n int, rel func(v int) *release.Release) UpgradeBytes {
+	t.Helper()
 	ctx := context.Background()
-	if err := s.Create(key(name, 1), ValuesOnlyRelease(name, ns, 1)); err != nil {
+	r1 := rel(1)
+	if err := s.Create(key(r1.Name, 1), r1); err != nil {
 		t.Fatal(err)
 	}
 	before, err := s.Stats(ctx)
@@ -74,12 +83,13 @@ func MeasureValuesOnlyUpgrades(t testing.TB, s driver.Store, name, ns string, n 
 		t.Fatal(err)
 	}
 	for v := 2; v <= n+1; v++ {
-		if err := s.Create(key(name, v), ValuesOnlyRelease(name, ns, v)); err != nil {
+		r := rel(v)
+		if err := s.Create(key(r.Name, v), r); err != nil {
 			t.Fatal(err)
 		}
-		prev := ValuesOnlyRelease(name, ns, v-1)
+		prev := rel(v - 1)
 		prev.Info.Status = release.StatusSuperseded
-		if err := s.Update(key(name, v-1), prev); err != nil {
+		if err := s.Update(key(prev.Name, v-1), prev); err != nil {
 			t.Fatal(err)
 		}
 	}
