@@ -27,7 +27,7 @@ quickstart:
 ## Every long step says so before it starts.
 test: services vet staticcheck
 	@$(GO) run ./internal/testenv/cmd/kubebin -optional
-	@echo "test: running the tests of every package: about 7 minutes on 2 cores once built (a first run first compiles the test binaries: a few minutes more); go test prints one line per package as it ends"
+	@echo "test: running the tests of every package: about 7 minutes on 2 otherwise idle cores once built, longer on a busy machine (a first run first compiles the test binaries: a few minutes more); go test prints one line per package as it ends"
 	$(GO) test -count=1 -timeout 80m ./...
 	@$(MAKE) --no-print-directory bench-smoke
 
@@ -58,7 +58,7 @@ kube:
 ## bench-smoke: every benchmark once, to prove they run. Quiet when they pass; when one
 ## fails, the output of the failing packages (the benchmark's log and failure).
 bench-smoke:
-	@echo "bench-smoke: every benchmark once (-benchtime 1x), quietly (a few minutes; its output is shown only if one fails)"
+	@echo "bench-smoke: every benchmark once (-benchtime 1x), quietly (about 5 minutes, most of it crsplit's API server; the output is shown only if one fails)"
 	@out=$$(mktemp "$${TMPDIR:-/tmp}/helmstore-bench-smoke.XXXXXX"); \
 	if $(GO) test -count=1 -run '^$$' -bench '$(BENCH)' -benchtime 1x ./... >"$$out" 2>&1; then \
 		rm -f "$$out"; echo "bench-smoke: every benchmark ran"; \
