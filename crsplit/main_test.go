@@ -22,7 +22,11 @@ import (
 // TestMain builds (or finds) the Kubernetes binaries before the test timer
 // starts, and stops the shared API server after the tests.
 func TestMain(m *testing.M) {
-	if _, err := testenv.KubeBinaries(); err != nil {
+	// Without etcd no API server can run: do not spend minutes building
+	// kube-apiserver for tests that will skip (or fail) on etcd anyway.
+	if err := testenv.EtcdAvailable(); err != nil {
+		fmt.Fprintf(os.Stderr, "crsplit tests: %v\n", err)
+	} else if _, err := testenv.KubeBinaries(); err != nil {
 		fmt.Fprintf(os.Stderr, "crsplit tests: no Kubernetes binaries: %v\n", err)
 	}
 	code := m.Run()

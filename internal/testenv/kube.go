@@ -136,6 +136,13 @@ type noEtcdError struct{ msg string }
 
 func (e *noEtcdError) Error() string { return e.msg }
 
+// EtcdAvailable reports why etcd cannot be found (nil when it can), so a
+// package can skip building the Kubernetes binaries it could not run.
+func EtcdAvailable() error {
+	_, err := findEtcd()
+	return err
+}
+
 // findEtcd finds etcd as tools/ensure-etcd.sh does: $HELMSTORE_ETCD, else
 // etcd on PATH, else /usr/bin/etcd (where Debian's etcd-server puts it).
 func findEtcd() (string, error) {
