@@ -32,6 +32,7 @@ type ReleaseError struct {
 	Err       error
 }
 
+// Error names the operation, the release and the cause.
 func (e *ReleaseError) Error() string {
 	switch {
 	case e.Key != "" && e.Namespace != "":

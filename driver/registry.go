@@ -229,6 +229,7 @@ type OpenError struct {
 	Err    error
 }
 
+// Error names the driver, with the connection string redacted, and the cause.
 func (e *OpenError) Error() string {
 	if e.Conn == "" {
 		return fmt.Sprintf("helmstore: open %s: %v", e.Driver, e.Err)

@@ -228,6 +228,7 @@ type LockedError struct {
 	Err    error
 }
 
+// Error says that another writer holds the lock and how long the call waited.
 func (e *LockedError) Error() string {
 	return fmt.Sprintf("the sqlite database is locked by another writer: gave up waiting for the write lock after %s: %v", e.Waited.Round(time.Millisecond), e.Err)
 }
