@@ -484,11 +484,7 @@ func decodeFrame(ref PartRef, frame []byte) (*codec.Decoded, error) {
 	if frame == nil {
 		return nil, ErrPartMissing
 	}
-	raw, err := codec.Open(frame, ref.Digest)
-	if err != nil {
-		return nil, err
-	}
-	return codec.DecodePart(ref.Kind, raw)
+	return codec.OpenPart(ref.Kind, frame, ref.Digest)
 }
 
 // decodeDelta decodes the frame of the delta part ref against its base,
