@@ -584,12 +584,23 @@ func decodeChart(raw []byte) (*ChartPart, error) {
 func (p *ChartPart) Size() int { return p.size }
 
 // Chart returns a new chart with its own copies of every field.
-func (p *ChartPart) Chart() (*chart.Chart, error) {
+func (p *ChartPart) Chart() (*chart.Chart, error) { return p.ChartOn(p.FileData()) }
+
+// FileData returns a new copy of the bytes of the chart's files, templates
+// and schema (back to back, in order): one allocation, not cleared first.
+func (p *ChartPart) FileData() []byte { return append([]byte(nil), p.blobData...) }
+
+// ChartOn is Chart, but the returned chart's files, templates and schema
+// hold their bytes in buf, a FileData of p: charts built on one buf share
+// those bytes (and nothing else: each has its own File values, metadata
+// and values). A caller that builds several releases of one chart in one
+// call shares one copy among them instead of making one each.
+func (p *ChartPart) ChartOn(buf []byte) (*chart.Chart, error) {
+	if len(buf) != len(p.blobData) {
+		return nil, fmt.Errorf("chart file data: %d bytes, want %d", len(buf), len(p.blobData))
+	}
 	c := &chart.Chart{Metadata: cloneMetadata(p.metadata), Lock: cloneLock(p.lock)}
 	c.Values = CloneMap(p.values)
-	// One copy of all the blobs (which are back to back, in order): one
-	// allocation, not cleared first.
-	buf := append([]byte(nil), p.blobData...)
 	take := func(d []byte) []byte {
 		if len(d) == 0 {
 			return []byte{}

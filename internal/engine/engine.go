@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
@@ -585,6 +586,29 @@ type partKey struct {
 type partSet struct {
 	got    map[codec.Digest]*codec.Decoded
 	failed map[partKey]error
+
+	// files holds, per chart digest, the one copy of the chart's file bytes
+	// that the releases built from this set (one call) share.
+	filesMu sync.Mutex
+	files   map[codec.Digest][]byte
+}
+
+// chart builds the chart of part d for one release of the call: its own
+// metadata, values and File values, but file bytes shared with the call's
+// other releases of that chart (as Helm's Memory driver shares whole
+// releases; never with another call's or the cache's).
+func (ps *partSet) chart(d codec.Digest, p *codec.ChartPart) (*chart.Chart, error) {
+	ps.filesMu.Lock()
+	buf, ok := ps.files[d]
+	if !ok {
+		buf = p.FileData()
+		if ps.files == nil {
+			ps.files = map[codec.Digest][]byte{}
+		}
+		ps.files[d] = buf
+	}
+	ps.filesMu.Unlock()
+	return p.ChartOn(buf)
 }
 
 func newPartSet() *partSet {
@@ -670,9 +694,14 @@ func (e *Engine) assemble(h *Head, ps *partSet, labels map[string]string) (*rele
 		}
 		ds[i] = p
 	}
-	rls, err := codec.Assemble(raw, ds[0], ds[1], ds[2], labels)
+	rls, err := codec.Assemble(raw, nil, ds[1], ds[2], labels)
 	if err != nil {
 		return nil, corrupt(h, err)
+	}
+	if ds[0] != nil {
+		if rls.Chart, err = ps.chart(h.Chart, ds[0].Chart); err != nil {
+			return nil, corrupt(h, err)
+		}
 	}
 	name, version, err := ParseKey(h.Key)
 	if err != nil {
