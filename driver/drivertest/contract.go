@@ -316,6 +316,31 @@ func testContract(t *testing.T, h Harness) {
 		got.Chart.Templates[0].Data[0] = '#'
 		again, _ := s.Get(key("app", 1))
 		sameRelease(t, "after mutating a returned release", again, want)
+
+		// Releases one call returns may share their chart's values and
+		// bytes (as Helm's Memory driver shares objects), but never with
+		// what another call returns.
+		r2 := rel("app", "default", 2, release.StatusDeployed)
+		want2 := Normalize(t, r2)
+		mustCreate(t, s, r2)
+		hist, err := s.Query(map[string]string{"name": "app", "owner": "helm"})
+		if err != nil || len(hist) != 2 {
+			t.Fatalf("query: %d releases, %v", len(hist), err)
+		}
+		for _, r := range hist {
+			r.Chart.Values["greeting"] = "mutated"
+			r.Chart.Templates[0].Data[0] = '#'
+		}
+		for _, c := range []struct {
+			k    string
+			want *release.Release
+		}{{key("app", 1), want}, {key("app", 2), want2}} {
+			got, err := s.Get(c.k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRelease(t, "after mutating the releases a query returned", got, c.want)
+		}
 	})
 	t.Run("HelmStorage", func(t *testing.T) {
 		// Helm's storage layer on top of the driver: History, Deployed,

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -584,23 +585,33 @@ func decodeChart(raw []byte) (*ChartPart, error) {
 func (p *ChartPart) Size() int { return p.size }
 
 // Chart returns a new chart with its own copies of every field.
-func (p *ChartPart) Chart() (*chart.Chart, error) { return p.ChartOn(p.FileData()) }
+func (p *ChartPart) Chart() (*chart.Chart, error) { return p.ChartOn(p.Share()) }
 
-// FileData returns a new copy of the bytes of the chart's files, templates
-// and schema (back to back, in order): one allocation, not cleared first.
-func (p *ChartPart) FileData() []byte { return append([]byte(nil), p.blobData...) }
+// Shared is what the charts ChartOn builds from one Share have in common: a
+// copy of the part's values and of its file bytes (files, templates and
+// schema back to back, in order: one allocation, not cleared first).
+type Shared struct {
+	part   *ChartPart
+	files  []byte
+	values map[string]interface{}
+}
 
-// ChartOn is Chart, but the returned chart's files, templates and schema
-// hold their bytes in buf, a FileData of p: charts built on one buf share
-// those bytes (and nothing else: each has its own File values, metadata
-// and values). A caller that builds several releases of one chart in one
-// call shares one copy among them instead of making one each.
-func (p *ChartPart) ChartOn(buf []byte) (*chart.Chart, error) {
-	if len(buf) != len(p.blobData) {
-		return nil, fmt.Errorf("chart file data: %d bytes, want %d", len(buf), len(p.blobData))
+// Share copies the part's values and file bytes for ChartOn.
+func (p *ChartPart) Share() *Shared {
+	return &Shared{part: p, files: append([]byte(nil), p.blobData...), values: CloneMap(p.values)}
+}
+
+// ChartOn is Chart, but the returned chart's values map and its files' bytes
+// are those of sh, a Share of p: charts built on one Share share them (and
+// nothing else: each has its own metadata, lock and File values). The
+// engine builds the releases of one call that have one chart this way, as
+// Helm's Memory driver returns shared objects; never across calls.
+func (p *ChartPart) ChartOn(sh *Shared) (*chart.Chart, error) {
+	if sh == nil || sh.part != p {
+		return nil, errors.New("chart: ChartOn with another part's Share")
 	}
-	c := &chart.Chart{Metadata: cloneMetadata(p.metadata), Lock: cloneLock(p.lock)}
-	c.Values = CloneMap(p.values)
+	c := &chart.Chart{Metadata: cloneMetadata(p.metadata), Lock: cloneLock(p.lock), Values: sh.values}
+	buf := sh.files
 	take := func(d []byte) []byte {
 		if len(d) == 0 {
 			return []byte{}

@@ -587,28 +587,30 @@ type partSet struct {
 	got    map[codec.Digest]*codec.Decoded
 	failed map[partKey]error
 
-	// files holds, per chart digest, the one copy of the chart's file bytes
-	// that the releases built from this set (one call) share.
-	filesMu sync.Mutex
-	files   map[codec.Digest][]byte
+	// charts holds, per chart digest, the copy of the chart's values and
+	// file bytes that the releases built from this set (one call) share.
+	chartsMu sync.Mutex
+	charts   map[codec.Digest]*codec.Shared
 }
 
 // chart builds the chart of part d for one release of the call: its own
-// metadata, values and File values, but file bytes shared with the call's
-// other releases of that chart (as Helm's Memory driver shares whole
-// releases; never with another call's or the cache's).
+// metadata and File values, but values and file bytes shared with the
+// call's other releases of that chart, as Helm's Memory driver returns
+// shared objects (never shared with another call or the cache: a caller
+// that changes what one call returned never changes what another returns).
+// A History of 20 revisions so makes one copy of the chart, not 20.
 func (ps *partSet) chart(d codec.Digest, p *codec.ChartPart) (*chart.Chart, error) {
-	ps.filesMu.Lock()
-	buf, ok := ps.files[d]
+	ps.chartsMu.Lock()
+	sh, ok := ps.charts[d]
 	if !ok {
-		buf = p.FileData()
-		if ps.files == nil {
-			ps.files = map[codec.Digest][]byte{}
+		sh = p.Share()
+		if ps.charts == nil {
+			ps.charts = map[codec.Digest]*codec.Shared{}
 		}
-		ps.files[d] = buf
+		ps.charts[d] = sh
 	}
-	ps.filesMu.Unlock()
-	return p.ChartOn(buf)
+	ps.chartsMu.Unlock()
+	return p.ChartOn(sh)
 }
 
 func newPartSet() *partSet {
