@@ -14,6 +14,7 @@ import (
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/cputime"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -142,19 +143,6 @@ func upgrades(name, ns string, n int) []*release.Release {
 	return out
 }
 
-// startCPU starts counting the benchmark process's CPU time (the client's:
-// encoding, decoding, hashing, compression; not the database server's); the
-// function it returns reports it per operation as cpu-ms/op. On a machine
-// shared with other work it varies far less than elapsed time.
-func startCPU(b *testing.B) func() {
-	start := cpuTime()
-	return func() {
-		if start != 0 {
-			b.ReportMetric(float64(cpuTime()-start)/1e6/float64(b.N), "cpu-ms/op")
-		}
-	}
-}
-
 func key(name string, v int) string { return fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, v) }
 
 // variants runs fn for each target, cold and warm for ours.
@@ -182,7 +170,7 @@ func BenchmarkCreate(b *testing.B) {
 			}
 			before := stored()
 			b.ResetTimer()
-			cpu := startCPU(b)
+			cpu := cputime.Start(b, "cpu-ms/op")
 			for i := 1; i <= b.N; i++ {
 				if err := d.Create(key("app", i+1), rs[i]); err != nil {
 					b.Fatal(err)
@@ -211,7 +199,7 @@ func BenchmarkUpgrade(b *testing.B) {
 			}
 			before := stored()
 			b.ResetTimer()
-			cpu := startCPU(b)
+			cpu := cputime.Start(b, "cpu-ms/op")
 			for i := 1; i <= b.N; i++ {
 				r, prev := rs[i], rs[i-1]
 				r.Info.Status = release.StatusPendingUpgrade
@@ -251,7 +239,7 @@ func BenchmarkGet(b *testing.B) {
 		history(b, d)
 		d.Get(key("app", 20))
 		b.ResetTimer()
-		cpu := startCPU(b)
+		cpu := cputime.Start(b, "cpu-ms/op")
 		for i := 0; i < b.N; i++ {
 			if _, err := d.Get(key("app", 20)); err != nil {
 				b.Fatal(err)
@@ -270,7 +258,7 @@ func BenchmarkHistory(b *testing.B) {
 		st := storage.Init(d)
 		st.History("app")
 		b.ResetTimer()
-		cpu := startCPU(b)
+		cpu := cputime.Start(b, "cpu-ms/op")
 		for i := 0; i < b.N; i++ {
 			rs, err := st.History("app")
 			if err != nil || len(rs) != 20 {
@@ -291,7 +279,7 @@ func BenchmarkDeployed(b *testing.B) {
 		st := storage.Init(d)
 		st.Deployed("app")
 		b.ResetTimer()
-		cpu := startCPU(b)
+		cpu := cputime.Start(b, "cpu-ms/op")
 		for i := 0; i < b.N; i++ {
 			r, err := st.Deployed("app")
 			if err != nil || r.Version != 20 {
@@ -322,7 +310,7 @@ func BenchmarkList(b *testing.B) {
 		all := view("")
 		all.List(func(*release.Release) bool { return true })
 		b.ResetTimer()
-		cpu := startCPU(b)
+		cpu := cputime.Start(b, "cpu-ms/op")
 		for i := 0; i < b.N; i++ {
 			got, err := all.List(func(*release.Release) bool { return true })
 			if err != nil || len(got) != 200 {

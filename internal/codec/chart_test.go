@@ -15,6 +15,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart"
 
+	"github.com/helmstore/helmstore/internal/cputime"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -25,14 +26,12 @@ var stack = sync.OnceValue(func() *fixture.Stack { return fixture.NewStack(1) })
 func cpuPerOp(b *testing.B, fn func()) {
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	stop := cputime.Start(b, "cpu-ns/op")
 	for i := 0; i < b.N; i++ {
 		fn()
 	}
 	b.StopTimer()
-	if start != 0 {
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-	}
+	stop()
 }
 
 // BenchmarkChartEncode is what Create spends on the chart of the 2.2 MB
@@ -102,18 +101,7 @@ func BenchmarkChartBuild(b *testing.B) {
 }
 
 // helmChart is Helm's JSON round trip of c: what Helm's drivers give back.
-func helmChart(t testing.TB, c *chart.Chart) *chart.Chart {
-	t.Helper()
-	b, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out chart.Chart
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return &out
-}
+func helmChart(t testing.TB, c *chart.Chart) *chart.Chart { return helmJSON(t, c) }
 
 func chartRoundTrip(t testing.TB, c *chart.Chart) *chart.Chart {
 	t.Helper()

@@ -13,19 +13,23 @@ import (
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
-// helmRoundTrip is what Helm's own drivers return for rls: its JSON round trip.
-func helmRoundTrip(t testing.TB, rls *release.Release) *release.Release {
+// helmJSON is what Helm's own drivers return for v (a release or a chart):
+// its JSON round trip.
+func helmJSON[T any](t testing.TB, v *T) *T {
 	t.Helper()
-	b, err := json.Marshal(rls)
+	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out release.Release
+	var out T
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
 	return &out
 }
+
+// helmRoundTrip is what Helm's own drivers return for rls.
+func helmRoundTrip(t testing.TB, rls *release.Release) *release.Release { return helmJSON(t, rls) }
 
 func roundTrip(t testing.TB, rls *release.Release, labels map[string]string) *release.Release {
 	t.Helper()
