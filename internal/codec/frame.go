@@ -16,6 +16,7 @@ const (
 	frameZstd   byte = 1 // uvarint(raw length), then one zstd stream
 	frameSealed byte = 2 // a head body: 32-byte seal, then a raw or zstd frame
 	frameDelta  byte = 3 // a delta part (delta.go): base digest, uvarint(raw length), zstd with the base as dictionary
+	// frameSegments (4, segments.go): independent zstd streams, for parts of segmentMin or more
 )
 
 // Size limits, enforced when a release is written and again on every read,
@@ -74,6 +75,9 @@ func decoder() *zstd.Decoder {
 // Compress returns the stored frame for raw: zstd when that is smaller,
 // otherwise the bytes as they are.
 func Compress(raw []byte) []byte {
+	if len(raw) >= segmentMin {
+		return compressSegments(raw)
+	}
 	if len(raw) >= minCompress {
 		out := make([]byte, 1, len(raw)/4+64)
 		out[0] = frameZstd
@@ -134,6 +138,8 @@ func decompress(frame []byte, limit int) ([]byte, error) {
 			return nil, fmt.Errorf("%w: frame inflates to more or less than the %d bytes it records", ErrCorrupt, n)
 		}
 		return raw, nil
+	case frameSegments:
+		return decompressSegments(frame[1:], limit)
 	case frameDelta:
 		return nil, fmt.Errorf("%w: a delta part where a full one is expected", ErrCorrupt)
 	default:
