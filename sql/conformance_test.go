@@ -24,13 +24,13 @@ func openStore(t *testing.T, name, conn string, opts ...driver.Option) driver.St
 // harness returns the conformance harness for the named SQL driver: a new
 // database from conn for each Open, another pool over it for Reopen, and the
 // row-editing Tamperer.
-func harness(name string, conn func(t testing.TB) string) drivertest.Harness {
+func harness(name string, conn func(t testing.TB) string, opts ...driver.Option) drivertest.Harness {
 	var mu sync.Mutex
 	conns := map[driver.Store]string{}
 	return drivertest.Harness{
 		Open: func(t *testing.T) driver.Store {
 			c := conn(t)
-			s := openStore(t, name, c)
+			s := openStore(t, name, c, opts...)
 			mu.Lock()
 			conns[s] = c
 			mu.Unlock()
@@ -51,6 +51,13 @@ func harness(name string, conn func(t testing.TB) string) drivertest.Harness {
 
 func TestConformanceSQLite(t *testing.T) {
 	drivertest.Run(t, harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }))
+}
+
+// Without a part cache every read decodes parts for itself alone and the
+// engine builds releases on their bytes without copying them (the path of
+// a CLI's cold reads): the whole suite again, NoAliasing included.
+func TestConformanceSQLiteNoCache(t *testing.T) {
+	drivertest.Run(t, harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }, driver.WithCacheBytes(0)))
 }
 
 func TestConformancePostgres(t *testing.T) {

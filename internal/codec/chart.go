@@ -601,6 +601,14 @@ func (p *ChartPart) Share() *Shared {
 	return &Shared{part: p, files: append([]byte(nil), p.blobData...), values: CloneMap(p.values)}
 }
 
+// Adopt is Share without copying: the Shared holds the part's own values
+// and file bytes. Only for a part that nothing else holds or will build a
+// chart from again (a part read for one call and not cached), so that a
+// cold read does not copy a chart it is about to drop.
+func (p *ChartPart) Adopt() *Shared {
+	return &Shared{part: p, files: p.blobData, values: p.values}
+}
+
 // ChartOn is Chart, but the returned chart's values map and its files' bytes
 // are those of sh, a Share of p: charts built on one Share share them (and
 // nothing else: each has its own metadata, lock and File values). The

@@ -567,8 +567,8 @@ func (e *Engine) decodeRound(refs []PartRef, frames map[codec.Digest][]byte, ps 
 				continue
 			}
 			ps.got[ref.Digest] = decoded[i]
-			if cache {
-				e.cache.Put(ref.Digest, decoded[i])
+			if !cache || !e.cache.Put(ref.Digest, decoded[i]) {
+				ps.own[ref.Digest] = true
 			}
 		}
 	}
@@ -587,6 +587,11 @@ type partSet struct {
 	got    map[codec.Digest]*codec.Decoded
 	failed map[partKey]error
 
+	// own marks the parts decoded for this call that nothing else holds
+	// (the cache did not keep them): their charts are built on the part's
+	// own bytes, not a copy.
+	own map[codec.Digest]bool
+
 	// charts holds, per chart digest, the copy of the chart's values and
 	// file bytes that the releases built from this set (one call) share.
 	chartsMu sync.Mutex
@@ -603,7 +608,11 @@ func (ps *partSet) chart(d codec.Digest, p *codec.ChartPart) (*chart.Chart, erro
 	ps.chartsMu.Lock()
 	sh, ok := ps.charts[d]
 	if !ok {
-		sh = p.Share()
+		if ps.own[d] {
+			sh = p.Adopt()
+		} else {
+			sh = p.Share()
+		}
 		if ps.charts == nil {
 			ps.charts = map[codec.Digest]*codec.Shared{}
 		}
@@ -614,7 +623,7 @@ func (ps *partSet) chart(d codec.Digest, p *codec.ChartPart) (*chart.Chart, erro
 }
 
 func newPartSet() *partSet {
-	return &partSet{got: map[codec.Digest]*codec.Decoded{}, failed: map[partKey]error{}}
+	return &partSet{got: map[codec.Digest]*codec.Decoded{}, failed: map[partKey]error{}, own: map[codec.Digest]bool{}}
 }
 
 // load returns the decoded parts of heads, from the cache where it can and

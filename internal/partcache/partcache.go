@@ -52,16 +52,19 @@ func (c *Cache) Get(d codec.Digest) (*codec.Decoded, bool) {
 	return nil, false
 }
 
-// Put caches p under d. A part larger than the whole cache is not kept.
-func (c *Cache) Put(d codec.Digest, p *codec.Decoded) {
+// Put caches p under d and reports whether the cache now holds p itself
+// (not when it already held another copy under d, nor when p is larger
+// than the whole cache): a part Put did not keep is still the caller's
+// alone.
+func (c *Cache) Put(d codec.Digest, p *codec.Decoded) bool {
 	if c == nil || int64(p.Size) > c.max {
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[d]; ok {
 		c.order.MoveToFront(el)
-		return
+		return false
 	}
 	c.entries[d] = c.order.PushFront(&entry{digest: d, part: p})
 	c.size += int64(p.Size)
@@ -72,6 +75,7 @@ func (c *Cache) Put(d codec.Digest, p *codec.Decoded) {
 		delete(c.entries, e.digest)
 		c.size -= int64(e.part.Size)
 	}
+	return true
 }
 
 // Stats reports the cache's size in bytes and entries, and its hit counts.
