@@ -22,8 +22,11 @@ const (
 	// InlinePartBytes is the largest part frame kept inside its Chart,
 	// Values or Manifest object. Larger frames go to Chunk objects, so
 	// that adding or removing an owner (a write of the whole object) stays
-	// cheap for the large parts that are shared the most.
-	InlinePartBytes = 64 << 10
+	// cheap for the parts that are shared the most: charts, and the
+	// keyframes every later revision's deltas reference (a 53 KB keyframe
+	// manifest inline made each Create re-store it: 90 KB written per
+	// values-only Create at 64 KiB, 20 KB at 8 KiB).
+	InlinePartBytes = 8 << 10
 	// InlineReleaseBytes is the largest release record frame (the
 	// compressed head body) kept in its Release, about 512 KiB in base64;
 	// larger frames are stored in Chunk objects.

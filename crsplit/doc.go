@@ -66,7 +66,7 @@
 //
 // No object exceeds MaxObjectBytes (900 KiB serialized), whatever the
 // release size. A part's compressed frame is kept inside its object when it
-// is at most InlinePartBytes (64 KiB); otherwise it is split into Chunk
+// is at most InlinePartBytes (8 KiB); otherwise it is split into Chunk
 // objects of at most ChunkBytes (600 KiB, about 800 KiB in base64), named
 // <part uid>-<index>, owned by the part object, reassembled on read and
 // verified against the part's digest. Keeping large frames out of the part
