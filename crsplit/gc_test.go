@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
@@ -51,6 +53,31 @@ func deleteRaw(t testing.TB, b *backend, ns, key string) {
 // server (no controller manager, so no cluster garbage collector): parts go
 // as soon as Delete returns, shared parts only with their last owner, and
 // owners left dangling by a crash do not keep a part alive.
+// partUID returns the UID of the part object of kind k and digest in ns.
+func partUID(t testing.TB, b *backend, ns string, k codec.Kind, digest string) types.UID {
+	t.Helper()
+	raw, err := b.c.get(ctxT(t), partResource(k), ns, digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return meta(t, raw).UID
+}
+
+// chunksOf counts the Chunk objects in ns owned by the object with uid
+// (other parts may be chunked too).
+func chunksOf(t testing.TB, b *backend, ns string, uid types.UID) int {
+	t.Helper()
+	n := 0
+	for _, c := range rawObjects(t, b, resChunks, ns) {
+		for _, o := range meta(t, c).OwnerReferences {
+			if o.UID == uid {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func TestGarbageExplicit(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
@@ -64,7 +91,8 @@ func TestGarbageExplicit(t *testing.T) {
 		rels[v] = codecDigest(t, r, codec.KindValues)
 	}
 	chart := codecDigest(t, fixture.LargeRelease("app", ns, 1), codec.KindChart)
-	chunks := count(t, b, resChunks, ns)
+	chartUID := partUID(t, b, ns, codec.KindChart, chart)
+	chunks := chunksOf(t, b, ns, chartUID)
 	if got := partOwners(t, b, ns, codec.KindChart, chart); strings.Join(got, " ") != key("app", 1)+" "+key("app", 2)+" "+key("app", 3) {
 		t.Fatalf("chart owners %v", got)
 	}
@@ -81,7 +109,7 @@ func TestGarbageExplicit(t *testing.T) {
 	if got := partOwners(t, b, ns, codec.KindChart, chart); strings.Join(got, " ") != key("app", 2)+" "+key("app", 3) {
 		t.Fatalf("after deleting revision 1, chart owners %v", got)
 	}
-	if n := count(t, b, resChunks, ns); n != chunks {
+	if n := chunksOf(t, b, ns, chartUID); n != chunks {
 		t.Fatalf("%d chunks, want %d: the shared chart lost chunks", n, chunks)
 	}
 
@@ -97,7 +125,7 @@ func TestGarbageExplicit(t *testing.T) {
 	if got := partOwners(t, b, ns, codec.KindChart, chart); got != nil {
 		t.Fatalf("chart still exists with owners %v after its last live owner was deleted", got)
 	}
-	if n := count(t, b, resChunks, ns); n != 0 {
+	if n := chunksOf(t, b, ns, chartUID); n != 0 {
 		t.Fatalf("%d chunks left after the chart was deleted", n)
 	}
 	if partOwners(t, b, ns, codec.KindValues, rels[3]) != nil {
