@@ -11,7 +11,6 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/engine"
-	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -21,24 +20,18 @@ import (
 // Secrets driver stores, and requires at most 1/30 of Helm's with deltas.
 func TestDeltaBytesPerUpgrade(t *testing.T) {
 	k := cluster(t)
-	for _, f := range []struct {
-		name string
-		rel  func(name, ns string, v int) *release.Release
-	}{
-		{"values-only", drivertest.ValuesOnlyRelease},
-		{"stack", func(name, ns string, v int) *release.Release { return fixture.NewStack(1).Release(name, ns, v) }},
-	} {
-		t.Run(f.name, func(t *testing.T) {
+	for _, f := range drivertest.UpgradeFixtures {
+		t.Run(f.Name, func(t *testing.T) {
 			const n = 10
-			r1 := f.rel("big", "x", 1)
+			r1 := f.Release("big", "x", 1)
 			js, _ := json.Marshal(r1)
-			helm := int64(drivertest.HelmStoredBytes(t, f.rel("big", "x", 2)))
+			helm := int64(drivertest.HelmStoredBytes(t, f.Release("big", "x", 2)))
 			per := map[bool]int64{}
 			for _, deltas := range []bool{false, true} {
 				ns := newNamespace(t, k)
 				s, b := openAs(t, k, testenv.KubeAdmin, ns)
 				engine.SetDeltas(s, deltas)
-				m := drivertest.MeasureUpgrades(t, waitingStats{s, b}, n, func(v int) *release.Release { return f.rel("big", ns, v) })
+				m := drivertest.MeasureUpgrades(t, waitingStats{s, b}, n, func(v int) *release.Release { return f.Release("big", ns, v) })
 				per[deltas] = m.PerUpgrade
 				t.Logf("deltas %v: install %d bytes stored; %d bytes per values-only upgrade (heads %d, parts %d)",
 					deltas, m.Install.StoredBytes(), m.PerUpgrade, m.HeadBytes, m.PartBytes)
@@ -48,13 +41,13 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got.Manifest != f.rel("big", ns, i).Manifest {
+					if got.Manifest != f.Release("big", ns, i).Manifest {
 						t.Fatalf("revision %d: manifest differs", i)
 					}
 				}
 			}
 			t.Logf("crsplit %s: release JSON %d bytes, manifest %d bytes; Helm stores %d bytes per revision; helmstore per values-only upgrade: %d bytes without deltas (1/%d of Helm), %d with (1/%d of Helm)",
-				f.name, len(js), len(r1.Manifest), helm, per[false], helm/max(per[false], 1), per[true], helm/max(per[true], 1))
+				f.Name, len(js), len(r1.Manifest), helm, per[false], helm/max(per[false], 1), per[true], helm/max(per[true], 1))
 			if per[true]*30 > helm {
 				t.Errorf("%d bytes per values-only upgrade, more than 1/30 of Helm's %d", per[true], helm)
 			}

@@ -11,19 +11,9 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/engine"
-	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-// upgradeFixtures are the ~2 MB releases whose values-only upgrades the
-// delta tests measure.
-var upgradeFixtures = []struct {
-	name string
-	rel  func(name, ns string, v int) *release.Release
-}{
-	{"values-only", drivertest.ValuesOnlyRelease},
-	{"stack", func(name, ns string, v int) *release.Release { return fixture.NewStack(1).Release(name, ns, v) }},
-}
 
 // TestDeltaBytesPerUpgrade measures the bytes stored per values-only
 // upgrade of ~2 MB releases (Helm's flow: create the new revision,
@@ -38,8 +28,8 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 		{"postgres", func(t testing.TB) string { testenv.PostgresServer(t); return testenv.Postgres(t) }},
 		{"mysql", func(t testing.TB) string { testenv.MySQLServer(t); return testenv.MySQL(t) }},
 	} {
-		for _, f := range upgradeFixtures {
-			t.Run(d.name+"/"+f.name, func(t *testing.T) {
+		for _, f := range drivertest.UpgradeFixtures {
+			t.Run(d.name+"/"+f.Name, func(t *testing.T) {
 				if testing.Short() && d.name != "sqlite" {
 					t.Skip("short")
 				}
@@ -47,14 +37,14 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 				s := openStore(t, d.name, conn)
 				defer s.Close()
 				const n = 10
-				r1 := f.rel("big", "x", 1)
+				r1 := f.Release("big", "x", 1)
 				js, _ := json.Marshal(r1)
-				helm := int64(drivertest.HelmStoredBytes(t, f.rel("big", "x", 2)))
+				helm := int64(drivertest.HelmStoredBytes(t, f.Release("big", "x", 2)))
 				per := map[bool]int64{}
 				for _, deltas := range []bool{false, true} {
 					ns := map[bool]string{false: "full", true: "delta"}[deltas]
 					engine.SetDeltas(s, deltas)
-					m := drivertest.MeasureUpgrades(t, s.Namespace(ns), n, func(v int) *release.Release { return f.rel("big", ns, v) })
+					m := drivertest.MeasureUpgrades(t, s.Namespace(ns), n, func(v int) *release.Release { return f.Release("big", ns, v) })
 					per[deltas] = m.PerUpgrade
 					t.Logf("deltas %v: install %d bytes stored; %d bytes per values-only upgrade (heads %d, parts %d)",
 						deltas, m.Install.StoredBytes(), m.PerUpgrade, m.HeadBytes, m.PartBytes)
@@ -65,14 +55,14 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if got.Manifest != f.rel("big", ns, i).Manifest {
+						if got.Manifest != f.Release("big", ns, i).Manifest {
 							t.Fatalf("revision %d: manifest differs", i)
 						}
 					}
 					r.Close()
 				}
 				t.Logf("%s %s: release JSON %d bytes, manifest %d bytes; Helm stores %d bytes per revision; helmstore per values-only upgrade: %d bytes without deltas (1/%d of Helm), %d with (1/%d of Helm)",
-					d.name, f.name, len(js), len(r1.Manifest), helm, per[false], helm/max(per[false], 1), per[true], helm/max(per[true], 1))
+					d.name, f.Name, len(js), len(r1.Manifest), helm, per[false], helm/max(per[false], 1), per[true], helm/max(per[true], 1))
 				if per[true]*30 > helm {
 					t.Errorf("%d bytes per values-only upgrade, more than 1/30 of Helm's %d", per[true], helm)
 				}

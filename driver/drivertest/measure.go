@@ -16,6 +16,21 @@ import (
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
+// UpgradeFixture is a release whose successive revisions are values-only
+// upgrades, for measuring what an upgrade stores.
+type UpgradeFixture struct {
+	Name    string
+	Release func(name, ns string, v int) *release.Release
+}
+
+// UpgradeFixtures are the ~2 MB releases whose values-only upgrades the
+// delta measurements of every backend use: ValuesOnlyRelease and a chart
+// shaped like kube-prometheus-stack (fixture.Stack).
+var UpgradeFixtures = []UpgradeFixture{
+	{"values-only", ValuesOnlyRelease},
+	{"stack", func(name, ns string, v int) *release.Release { return fixture.NewStack(1).Release(name, ns, v) }},
+}
+
 // ValuesOnlyRelease returns revision v of a ~2.1 MB release (the large
 // fixture chart, ~1.9 MB of its JSON) with a ~230 KB manifest, as a
 // values-only upgrade leaves it: from one revision to the next only an image
