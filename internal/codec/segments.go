@@ -3,9 +3,8 @@ package codec
 import (
 	"encoding/binary"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/helmstore/helmstore/internal/parallel"
 )
 
 // frameSegments is a frame of independent zstd streams, one per segment of
@@ -29,7 +28,7 @@ const (
 func compressSegments(raw []byte) []byte {
 	n := (len(raw) + segmentSize - 1) / segmentSize
 	zs := make([][]byte, n)
-	eachParallel(n, func(i int) {
+	parallel.Each(n, func(i int) {
 		end := min((i+1)*segmentSize, len(raw))
 		zs[i] = encoder().EncodeAll(raw[i*segmentSize:end], nil)
 	})
@@ -94,7 +93,7 @@ func decompressSegments(b []byte, limit int) ([]byte, error) {
 	}
 	out := make([]byte, total)
 	errs := make([]error, len(segs))
-	eachParallel(len(segs), func(i int) {
+	parallel.Each(len(segs), func(i int) {
 		s := segs[i]
 		// Decoded in place, with no room to grow: the decoder (which
 		// limits itself to the capacity it is given) fails on a stream
@@ -111,27 +110,4 @@ func decompressSegments(b []byte, limit int) ([]byte, error) {
 		}
 	}
 	return out, nil
-}
-
-// eachParallel calls fn(0..n-1) on up to GOMAXPROCS goroutines.
-func eachParallel(n int, fn func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/parallel"
 	"github.com/helmstore/helmstore/internal/partcache"
 )
 
@@ -553,7 +553,7 @@ func (e *Engine) decodeRound(refs []PartRef, frames map[codec.Digest][]byte, ps 
 		}
 		decoded := make([]*codec.Decoded, len(round))
 		errs := make([]error, len(round))
-		parallel(len(round), func(i int) {
+		parallel.Each(len(round), func(i int) {
 			ref := round[i]
 			if deltas {
 				decoded[i], errs[i] = decodeDelta(ref, frames[ref.Digest], ps.got[ref.Base], ps.failed[partKey{ref.Namespace, ref.Base}])
@@ -753,7 +753,7 @@ func (e *Engine) assembleAll(ctx context.Context, hs []*Head, q Query) ([]*relea
 	}
 	out := make([]*release.Release, len(hs))
 	errs := make([]error, len(hs))
-	parallel(len(hs), func(i int) {
+	parallel.Each(len(hs), func(i int) {
 		if out[i], errs[i] = e.assemble(hs[i], parts, allLabels(hs[i])); errs[i] == nil {
 			e.noteKeyframes(hs[i], parts)
 		}
@@ -792,38 +792,4 @@ func (e *Engine) reread(ctx context.Context, h *Head, q Query) (*release.Release
 		e.noteKeyframes(hs[0], parts)
 	}
 	return rls, err
-}
-
-// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines.
-func parallel(n int, fn func(i int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < 2 || workers < 2 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	if workers > n {
-		workers = n
-	}
-	var next int64 = -1
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				next++
-				i := int(next)
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
