@@ -14,7 +14,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -106,7 +106,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
 	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	var g *gate
-	b.hooks.beforeCommit = func(*engine.Head) error {
+	b.hooks.beforeCommit = func(*backend.Head) error {
 		g.hold()
 		return nil
 	}
@@ -294,7 +294,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	b.hooks.beforeCommit = func(*engine.Head) error { return errCrash }
+	b.hooks.beforeCommit = func(*backend.Head) error { return errCrash }
 	r := smallRelease("app", ns, 1, "c")
 	if err := s.Create(key("app", 1), r); !errors.Is(err, errCrash) {
 		t.Fatalf("crash: %v", err)
@@ -315,7 +315,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 		t.Fatalf("a stale, complete release is not committed by the cleanup: labels %v", l)
 	}
 	// A Delete's sweep of the namespace commits one too.
-	b.hooks.beforeCommit = func(*engine.Head) error { return errCrash }
+	b.hooks.beforeCommit = func(*backend.Head) error { return errCrash }
 	r2 := smallRelease("app", ns, 2, "c")
 	if err := s.Create(key("app", 2), r2); !errors.Is(err, errCrash) {
 		t.Fatalf("crash: %v", err)
@@ -358,7 +358,7 @@ func TestFailedCreateRollsBack(t *testing.T) {
 				return nil
 			}
 		} else {
-			b.hooks.beforeCommit = func(*engine.Head) error { return injected }
+			b.hooks.beforeCommit = func(*backend.Head) error { return injected }
 		}
 		err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1))
 		if !errors.Is(err, injected) || !strings.Contains(err.Error(), key("app", 1)) {
@@ -372,7 +372,7 @@ func TestFailedCreateRollsBack(t *testing.T) {
 	// and the Create reports success, since it did happen.
 	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	r := fixture.LargeRelease("app", ns, 1)
-	b.hooks.beforeCommit = func(*engine.Head) error {
+	b.hooks.beforeCommit = func(*backend.Head) error {
 		r.Info.Status = release.StatusSuperseded
 		if err := other.Update(key("app", 1), r); err != nil {
 			t.Errorf("update of the complete release: %v", err)
@@ -481,7 +481,7 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 				got, err := reader.Get(k)
 				switch {
 				case errors.Is(err, driver.ErrReleaseNotFound):
-				case errors.Is(err, engine.ErrPartMissing):
+				case errors.Is(err, backend.ErrPartMissing):
 					fail(k, err.Error())
 				case err != nil:
 					errs <- fmt.Errorf("get %s: %w", k, err)

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // Sizes that decide where bytes go. Base64 (how JSON carries bytes) adds a
@@ -56,8 +56,8 @@ const (
 	workers = 8
 )
 
-// backend is engine.Backend over the Kubernetes API.
-type backend struct {
+// backend is backend.Backend over the Kubernetes API.
+type kubeBackend struct {
 	c   *client
 	log func(format string, v ...interface{})
 	now func() time.Time
@@ -75,26 +75,26 @@ type backend struct {
 	writing *keyLocks
 }
 
-var _ engine.Backend = (*backend)(nil)
+var _ backend.Backend = (*kubeBackend)(nil)
 
 // hooks are called at the points a crash or a concurrent writer matters.
 // A hook returning an error stops the operation there; errCrash stops it
 // without any cleanup, as a killed process would.
 type hooks struct {
 	beforePart   func(p *codec.Part) error  // Create, Update: before storing part p
-	beforeCommit func(h *engine.Head) error // Create: Release and parts written, not committed
-	beforePut    func(h *engine.Head) error // Update: head read, not yet written
+	beforeCommit func(h *backend.Head) error // Create: Release and parts written, not committed
+	beforePut    func(h *backend.Head) error // Update: head read, not yet written
 	// cleanupDecided: cleanupPart has read a part and decided; its write
 	// (delete or owner removal) comes next.
 	cleanupDecided func(res, name string)
 }
 
-func newBackend(c *client, log func(string, ...interface{})) *backend {
-	return &backend{c: c, log: log, now: time.Now, pendingTimeout: PendingTimeout, known: newKnownParts(4096), seen: newSeenReleases(4096), commits: newCommits(), writing: newKeyLocks()}
+func newBackend(c *client, log func(string, ...interface{})) *kubeBackend {
+	return &kubeBackend{c: c, log: log, now: time.Now, pendingTimeout: PendingTimeout, known: newKnownParts(4096), seen: newSeenReleases(4096), commits: newCommits(), writing: newKeyLocks()}
 }
 
 // Close waits for the commits running in the background.
-func (b *backend) Close() error {
+func (b *kubeBackend) Close() error {
 	b.commits.waitAll()
 	return nil
 }

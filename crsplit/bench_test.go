@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -208,7 +208,7 @@ func benchDrivers(b *testing.B, coldWarm bool) []benchDriver {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { s.Close() })
-		b := engine.BackendOf(s).(*backend)
+		b := backend.BackendOf(s).(*kubeBackend)
 		out = append(out, benchDriver{name, s.Namespace(ns), w, b.commits.waitAll})
 	}
 	if coldWarm {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -28,7 +28,7 @@ func TestUpdateConflict(t *testing.T) {
 	theirs := smallRelease("app", ns, 1, "c")
 	theirs.Info.Status = release.StatusSuperseded
 	theirs.Info.Description = "written by the other writer"
-	b.hooks.beforePut = func(*engine.Head) error {
+	b.hooks.beforePut = func(*backend.Head) error {
 		b.hooks.beforePut = nil
 		return other.Update(key("app", 1), theirs)
 	}

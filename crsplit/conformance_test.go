@@ -7,7 +7,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -31,13 +31,13 @@ func TestConformance(t *testing.T) {
 			return s
 		},
 		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
-			return newTamperer(engine.BackendOf(s).(*backend))
+			return newTamperer(backend.BackendOf(s).(*kubeBackend))
 		},
 	})
 }
 
 // wipe deletes every helmstore object in the cluster.
-func wipe(t testing.TB, b *backend) {
+func wipe(t testing.TB, b *kubeBackend) {
 	t.Helper()
 	ctx := ctxT(t)
 	for _, res := range allResources {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // errCrash, returned by a test hook, stops an operation with no cleanup.
@@ -44,7 +44,7 @@ var errCrash = errors.New("simulated crash")
 // garbage collector follows it), or committed if it turns out complete. A
 // Create that took longer than PendingTimeout/10 commits before returning,
 // so that it cannot lose to such a cleanup.
-func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
+func (b *kubeBackend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
 	start := time.Now()
 	if err := checkCustomLabels(h.Labels); err != nil {
 		return err
@@ -102,10 +102,10 @@ const fastCommitFraction = 10
 // precondition), then deleted with its parts. If hiding loses to another
 // writer, that writer saw the release whole and updated it: the Create did
 // happen, and is kept.
-func (b *backend) abandon(rel *releaseObject, failed error) error {
+func (b *kubeBackend) abandon(rel *releaseObject, failed error) error {
 	ctx, cancel := cleanupContext()
 	defer cancel()
-	hidden, err := b.relabel(ctx, rel, map[string]string{labelPending: pendingOld, engine.LabelOwner: rel.Spec.Owner})
+	hidden, err := b.relabel(ctx, rel, map[string]string{labelPending: pendingOld, backend.LabelOwner: rel.Spec.Owner})
 	if isConflict(err) {
 		if cur, gerr := b.getCommitted(ctx, rel.Namespace, rel.Spec.Key); gerr == nil && cur.UID == rel.UID {
 			b.log("helmstore crsplit: release %q in namespace %q was stored and updated by another client although this create reported: %v",
@@ -122,7 +122,7 @@ func (b *backend) abandon(rel *releaseObject, failed error) error {
 
 // commit removes the pending label from obj, if it is still at obj's
 // resourceVersion (an update: the store needs no patch rights on Releases).
-func (b *backend) commit(ctx context.Context, obj *releaseObject) error {
+func (b *kubeBackend) commit(ctx context.Context, obj *releaseObject) error {
 	labels := make(map[string]string, len(obj.Labels))
 	for k, v := range obj.Labels {
 		if k != labelPending {
@@ -138,7 +138,7 @@ func (b *backend) commit(ctx context.Context, obj *releaseObject) error {
 
 // relabel writes obj back with labels instead of its own, if it is still
 // at obj's resourceVersion, and returns it as written.
-func (b *backend) relabel(ctx context.Context, obj *releaseObject, labels map[string]string) (*releaseObject, error) {
+func (b *kubeBackend) relabel(ctx context.Context, obj *releaseObject, labels map[string]string) (*releaseObject, error) {
 	c := *obj
 	c.Labels, c.ManagedFields = labels, nil
 	raw, err := b.c.update(ctx, resReleases, c.Namespace, c.Name, &c)
@@ -150,7 +150,7 @@ func (b *backend) relabel(ctx context.Context, obj *releaseObject, labels map[st
 
 // commitLater commits obj in the background. Losing to another write is
 // fine: an Update commits too, and a Delete needs no commit.
-func (b *backend) commitLater(obj *releaseObject) {
+func (b *kubeBackend) commitLater(obj *releaseObject) {
 	done := b.commits.start(obj.Namespace, obj.Spec.Key)
 	go func() {
 		defer done()
@@ -175,7 +175,7 @@ func (b *backend) commitLater(obj *releaseObject) {
 // commitNow commits obj before Create returns, for a Create so slow that a
 // cleanup of stale pending Releases could have removed it: then the
 // Create fails.
-func (b *backend) commitNow(ctx context.Context, obj *releaseObject) error {
+func (b *kubeBackend) commitNow(ctx context.Context, obj *releaseObject) error {
 	err := b.commit(ctx, obj)
 	if err == nil || !isConflict(err) {
 		return err
@@ -192,7 +192,7 @@ func (b *backend) commitNow(ctx context.Context, obj *releaseObject) error {
 
 // createRelease creates obj, taking over a stale pending Release of the
 // same name.
-func (b *backend) createRelease(ctx context.Context, obj *releaseObject) (*releaseObject, error) {
+func (b *kubeBackend) createRelease(ctx context.Context, obj *releaseObject) (*releaseObject, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := b.c.create(ctx, resReleases, obj.Namespace, obj.Name, obj)
 		if err == nil {
@@ -220,7 +220,7 @@ func (b *backend) createRelease(ctx context.Context, obj *releaseObject) (*relea
 }
 
 // stale reports whether obj is a pending Release older than pendingTimeout.
-func (b *backend) stale(obj *releaseObject) bool {
+func (b *kubeBackend) stale(obj *releaseObject) bool {
 	return isPending(&obj.ObjectMeta) && b.now().Sub(obj.CreationTimestamp.Time) > b.pendingTimeout
 }
 
@@ -228,7 +228,7 @@ func (b *backend) stale(obj *releaseObject) bool {
 // writer stopped after step 2, before the commit) is committed and kept;
 // one that is not is removed with its parts. One that cannot be checked (an
 // error) is kept.
-func (b *backend) collectStale(ctx context.Context, obj *releaseObject) (kept bool, err error) {
+func (b *kubeBackend) collectStale(ctx context.Context, obj *releaseObject) (kept bool, err error) {
 	complete, err := b.visible(ctx, obj, nil)
 	if err != nil {
 		return true, err
@@ -246,7 +246,7 @@ func (b *backend) collectStale(ctx context.Context, obj *releaseObject) (kept bo
 
 // precompute computes the frames of the small parts of h the store has not
 // seen, which ensurePart will create.
-func precompute(h *engine.Head, parts []*codec.Part, known *knownParts) {
+func precompute(h *backend.Head, parts []*codec.Part, known *knownParts) {
 	for _, p := range h.Referenced(parts) {
 		if p.Size <= createFirstBytes && !known.has(h.Namespace, p.Digest) {
 			p.Frame()
@@ -256,7 +256,7 @@ func precompute(h *engine.Head, parts []*codec.Part, known *knownParts) {
 
 // writeReferenced stores the parts of h that are in parts (all of them on
 // Create, the new ones on Update) and h's chunked body, all owned by rel.
-func (b *backend) writeReferenced(ctx context.Context, h *engine.Head, parts []*codec.Part, rel *releaseObject, body *releaseBody) error {
+func (b *kubeBackend) writeReferenced(ctx context.Context, h *backend.Head, parts []*codec.Part, rel *releaseObject, body *releaseBody) error {
 	owner := ownerRef("Release", &rel.ObjectMeta)
 	ps := h.Referenced(parts)
 	n := len(ps)
@@ -280,7 +280,7 @@ func (b *backend) writeReferenced(ctx context.Context, h *engine.Head, parts []*
 }
 
 // missingParts lists the kinds h references whose part is not in parts.
-func missingParts(h *engine.Head, parts []*codec.Part) []string {
+func missingParts(h *backend.Head, parts []*codec.Part) []string {
 	have := map[codec.Digest]bool{}
 	for _, p := range parts {
 		have[p.Digest] = true
@@ -295,7 +295,7 @@ func missingParts(h *engine.Head, parts []*codec.Part) []string {
 }
 
 // writeBody stores a chunked release body, owned by its Release.
-func (b *backend) writeBody(ctx context.Context, rel *releaseObject, body *releaseBody) error {
+func (b *kubeBackend) writeBody(ctx context.Context, rel *releaseObject, body *releaseBody) error {
 	cs := body.chunks
 	chunks := codec.Chunks(body.frame, ChunkBytes)
 	names := make([]string, len(chunks))
@@ -306,7 +306,7 @@ func (b *backend) writeBody(ctx context.Context, rel *releaseObject, body *relea
 }
 
 // rollback removes a Release whose Create failed, with what it wrote.
-func (b *backend) rollback(rel *releaseObject) {
+func (b *kubeBackend) rollback(rel *releaseObject) {
 	ctx, cancel := cleanupContext()
 	defer cancel()
 	if err := b.removeRelease(ctx, rel); err != nil {
@@ -317,7 +317,7 @@ func (b *backend) rollback(rel *releaseObject) {
 
 // removeRelease deletes rel (if it is still the same object, unchanged)
 // and cleans up its parts and chunks.
-func (b *backend) removeRelease(ctx context.Context, rel *releaseObject) error {
+func (b *kubeBackend) removeRelease(ctx context.Context, rel *releaseObject) error {
 	err := b.c.delete(ctx, resReleases, rel.Namespace, rel.Name, rel.UID, rel.ResourceVersion)
 	if err != nil && !objectMissing(err, resReleases, rel.Name) {
 		if isConflict(err) {
@@ -333,7 +333,7 @@ func (b *backend) removeRelease(ctx context.Context, rel *releaseObject) error {
 // Of a damaged Release, only the parts whose digests parse, and its
 // chunks if their count is believable (the garbage collector takes the
 // rest).
-func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error {
+func (b *kubeBackend) cleanupRelease(ctx context.Context, rel *releaseObject) error {
 	refs := someRefsOf(rel)
 	var names []string
 	if cs := rel.Spec.ReleaseChunks; cs != nil && cs.Count <= maxReleaseChunks {
@@ -357,7 +357,7 @@ func (b *backend) cleanupRelease(ctx context.Context, rel *releaseObject) error 
 const maxReleaseChunks = 1 + codec.MaxHeadBytes/ChunkBytes
 
 // sweepPending removes the stale pending Releases of ns, with their parts.
-func (b *backend) sweepPending(ctx context.Context, ns string) {
+func (b *kubeBackend) sweepPending(ctx context.Context, ns string) {
 	raws, err := b.c.list(ctx, resReleases, ns, metav1.ListOptions{LabelSelector: labelPending})
 	if err != nil {
 		b.log("helmstore crsplit: looking for releases left pending in namespace %q: %v", ns, err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // Delete removes the Release stored under key, then its parts that no other
@@ -29,10 +29,10 @@ import (
 // A Release whose head cannot be read (damaged by hand, a bad restore) is
 // deleted too, returned as a head with only Namespace, Key and Err; the
 // parts and chunks it names are cleaned up as far as they can be made out.
-func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*engine.Head, map[codec.Digest][]byte, error) {
+func (b *kubeBackend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*backend.Head, map[codec.Digest][]byte, error) {
 	var (
 		obj    *releaseObject
-		h      *engine.Head
+		h      *backend.Head
 		frames map[codec.Digest][]byte
 		bo     backoff
 	)
@@ -86,7 +86,7 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 
 // deletedAnyway reports, after a delete of obj failed without an answer
 // from the API server, whether obj is gone all the same.
-func (b *backend) deletedAnyway(ns string, obj *releaseObject) bool {
+func (b *kubeBackend) deletedAnyway(ns string, obj *releaseObject) bool {
 	ctx, cancel := cleanupContext()
 	defer cancel()
 	m, err := b.c.getMeta(ctx, resReleases, ns, obj.Name)
@@ -96,9 +96,9 @@ func (b *backend) deletedAnyway(ns string, obj *releaseObject) bool {
 // readForDelete reads the Release to delete, its head and the frames of the
 // parts the caller lacks. A Release that cannot be read is returned as
 // far as it decodes, with a head that has Err set.
-func (b *backend) readForDelete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*releaseObject, *engine.Head, map[codec.Digest][]byte, error) {
+func (b *kubeBackend) readForDelete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*releaseObject, *backend.Head, map[codec.Digest][]byte, error) {
 	obj, err := b.getCommitted(ctx, ns, key)
-	var h *engine.Head
+	var h *backend.Head
 	if err == nil {
 		h, err = headOf(obj)
 	}
@@ -119,7 +119,7 @@ func (b *backend) readForDelete(ctx context.Context, ns, key string, have func(c
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var want []engine.PartRef
+	var want []backend.PartRef
 	for _, r := range h.Parts() {
 		if !have(r.Digest) {
 			want = append(want, r)
@@ -135,16 +135,16 @@ func (b *backend) readForDelete(ctx context.Context, ns, key string, have func(c
 // damagedHead is the head reported for the Release obj stored under key,
 // which cannot be read because of cause: Namespace and Key, Err, and what
 // the key and the labels tell (name, version, status, owner) for queries.
-func damagedHead(obj *releaseObject, key string, cause error) *engine.Head {
+func damagedHead(obj *releaseObject, key string, cause error) *backend.Head {
 	if !errors.Is(cause, codec.ErrCorrupt) {
 		cause = fmt.Errorf("%w: %v", codec.ErrCorrupt, cause)
 	}
-	h := &engine.Head{Namespace: obj.Namespace, Key: key, Labels: map[string]string{},
+	h := &backend.Head{Namespace: obj.Namespace, Key: key, Labels: map[string]string{},
 		Err: fmt.Errorf("release %q in namespace %q: its Release object %s cannot be read: %w", key, obj.Namespace, obj.Name, cause)}
-	if name, version, err := engine.ParseKey(key); err == nil {
+	if name, version, err := backend.ParseKey(key); err == nil {
 		h.Name, h.Version = name, version
 	}
-	h.Status, h.Owner = obj.Labels[engine.LabelStatus], obj.Labels[engine.LabelOwner]
+	h.Status, h.Owner = obj.Labels[backend.LabelStatus], obj.Labels[backend.LabelOwner]
 	return h
 }
 
@@ -153,7 +153,7 @@ func damagedHead(obj *releaseObject, key string, cause error) *engine.Head {
 // ownerReferences (a list of metadata), and cleaned up as cleanupRelease
 // would. The parts its digests name that it does not own are left alone
 // (they may be another release's).
-func (b *backend) cleanupOwned(ctx context.Context, rel *releaseObject) error {
+func (b *kubeBackend) cleanupOwned(ctx context.Context, rel *releaseObject) error {
 	type owned struct {
 		res  string
 		kind codec.Kind

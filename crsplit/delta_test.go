@@ -10,7 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -30,7 +30,7 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 			for _, deltas := range []bool{false, true} {
 				ns := newNamespace(t, k)
 				s, b := openAs(t, k, testenv.KubeAdmin, ns)
-				engine.SetDeltas(s, deltas)
+				backend.SetDeltas(s, deltas)
 				m := drivertest.MeasureUpgrades(t, waitingStats{s, b}, n, func(v int) *release.Release { return f.Release("big", ns, v) })
 				per[deltas] = m.PerUpgrade
 				t.Logf("deltas %v: install %d bytes stored; %d bytes per values-only upgrade (heads %d, parts %d)",
@@ -59,7 +59,7 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 // commits of its backend, so that sizes are those of committed Releases.
 type waitingStats struct {
 	driver.Store
-	b *backend
+	b *kubeBackend
 }
 
 func (w waitingStats) Stats(ctx context.Context) (driver.Stats, error) {

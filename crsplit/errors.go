@@ -27,7 +27,7 @@ var (
 
 	// ErrForbidden is wrapped when the API server denies a request. The
 	// error keeps the server's message (user, verb, resource, namespace).
-	ErrForbidden = errors.New("permission denied (the crsplit backend needs the helmstore-crsplit Role in this namespace, or the ClusterRole for all namespaces: see crsplit.RBACManifests)")
+	ErrForbidden = errors.New("permission denied (the crsplit kubeBackend needs the helmstore-crsplit Role in this namespace, or the ClusterRole for all namespaces: see crsplit.RBACManifests)")
 
 	// ErrTooLarge is wrapped when an object would exceed MaxObjectBytes.
 	ErrTooLarge = errors.New("object too large")

@@ -19,7 +19,7 @@ import (
 
 // partOwners returns the names of the owners of a part, sorted; nil if the
 // part does not exist.
-func partOwners(t testing.TB, b *backend, ns string, k codec.Kind, digest string) []string {
+func partOwners(t testing.TB, b *kubeBackend, ns string, k codec.Kind, digest string) []string {
 	t.Helper()
 	raw, err := b.c.get(ctxT(t), partResource(k), ns, digest)
 	if objectMissing(err, partResource(k), digest) {
@@ -42,7 +42,7 @@ func partOwners(t testing.TB, b *backend, ns string, k codec.Kind, digest string
 
 // deleteRaw deletes a Release object directly, as `kubectl delete` would,
 // bypassing the backend.
-func deleteRaw(t testing.TB, b *backend, ns, key string) {
+func deleteRaw(t testing.TB, b *kubeBackend, ns, key string) {
 	t.Helper()
 	if err := b.c.delete(ctxT(t), resReleases, ns, releaseObjectName(key), "", ""); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func deleteRaw(t testing.TB, b *backend, ns, key string) {
 // as soon as Delete returns, shared parts only with their last owner, and
 // owners left dangling by a crash do not keep a part alive.
 // partUID returns the UID of the part object of kind k and digest in ns.
-func partUID(t testing.TB, b *backend, ns string, k codec.Kind, digest string) types.UID {
+func partUID(t testing.TB, b *kubeBackend, ns string, k codec.Kind, digest string) types.UID {
 	t.Helper()
 	raw, err := b.c.get(ctxT(t), partResource(k), ns, digest)
 	if err != nil {
@@ -65,7 +65,7 @@ func partUID(t testing.TB, b *backend, ns string, k codec.Kind, digest string) t
 
 // chunksOf counts the Chunk objects in ns owned by the object with uid
 // (other parts may be chunked too).
-func chunksOf(t testing.TB, b *backend, ns string, uid types.UID) int {
+func chunksOf(t testing.TB, b *kubeBackend, ns string, uid types.UID) int {
 	t.Helper()
 	n := 0
 	for _, c := range rawObjects(t, b, resChunks, ns) {

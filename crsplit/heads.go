@@ -17,7 +17,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 //lint:file-ignore ST1005 error messages begin with the name of the Kubernetes kind Release
@@ -35,22 +35,22 @@ func checkCustomLabels(labels map[string]string) error {
 // releaseLabels returns the Kubernetes labels of h's Release: its custom
 // labels and the system labels. A release name too long for a label value
 // gets no name label (queries by name then filter on spec.name).
-func releaseLabels(h *engine.Head) map[string]string {
+func releaseLabels(h *backend.Head) map[string]string {
 	l := make(map[string]string, len(h.Labels)+7)
 	for k, v := range h.Labels {
 		l[k] = v
 	}
 	if len(validation.IsValidLabelValue(h.Name)) == 0 {
-		l[engine.LabelName] = h.Name
+		l[backend.LabelName] = h.Name
 	}
-	l[engine.LabelOwner] = h.Owner
-	l[engine.LabelStatus] = h.Status
-	l[engine.LabelVersion] = strconv.Itoa(h.Version)
+	l[backend.LabelOwner] = h.Owner
+	l[backend.LabelStatus] = h.Status
+	l[backend.LabelVersion] = strconv.Itoa(h.Version)
 	if h.CreatedAt != 0 {
-		l[engine.LabelCreatedAt] = strconv.FormatInt(h.CreatedAt, 10)
+		l[backend.LabelCreatedAt] = strconv.FormatInt(h.CreatedAt, 10)
 	}
 	if h.ModifiedAt != 0 {
-		l[engine.LabelModifiedAt] = strconv.FormatInt(h.ModifiedAt, 10)
+		l[backend.LabelModifiedAt] = strconv.FormatInt(h.ModifiedAt, 10)
 	}
 	return l
 }
@@ -66,7 +66,7 @@ type releaseBody struct {
 
 // splitBody decides where h.Body (the record's compressed frame, stored as
 // it is) goes, and reads the fields the printer columns show from it.
-func splitBody(h *engine.Head) (*releaseBody, error) {
+func splitBody(h *backend.Head) (*releaseBody, error) {
 	raw, err := codec.Decompress(h.Body)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func splitBody(h *engine.Head) (*releaseBody, error) {
 }
 
 // newReleaseObject returns the Release object for h, committed.
-func newReleaseObject(h *engine.Head, body *releaseBody) *releaseObject {
+func newReleaseObject(h *backend.Head, body *releaseBody) *releaseObject {
 	obj := &releaseObject{
 		TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
 		ObjectMeta: metav1.ObjectMeta{Name: releaseObjectName(h.Key), Namespace: h.Namespace, Labels: releaseLabels(h)},
@@ -117,8 +117,8 @@ func newReleaseObject(h *engine.Head, body *releaseBody) *releaseObject {
 }
 
 // refsOf returns the parts obj references.
-func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
-	var h engine.Head
+func refsOf(obj *releaseObject) ([]backend.PartRef, error) {
+	var h backend.Head
 	h.Namespace = obj.Namespace
 	var err error
 	for _, p := range obj.Spec.Parts.digests(&h) {
@@ -131,12 +131,12 @@ func refsOf(obj *releaseObject) ([]engine.PartRef, error) {
 
 // someRefsOf returns the parts obj references as far as its digests parse
 // (for cleaning up after a damaged Release).
-func someRefsOf(obj *releaseObject) []engine.PartRef {
-	var out []engine.PartRef
-	var h engine.Head
+func someRefsOf(obj *releaseObject) []backend.PartRef {
+	var out []backend.PartRef
+	var h backend.Head
 	for _, p := range obj.Spec.Parts.digests(&h) {
 		if d, err := codec.ParseDigest(*p.s); err == nil && !d.IsZero() {
-			out = append(out, engine.PartRef{Namespace: obj.Namespace, Digest: d, Kind: p.kind})
+			out = append(out, backend.PartRef{Namespace: obj.Namespace, Digest: d, Kind: p.kind})
 		}
 	}
 	return out
@@ -157,7 +157,7 @@ func isHidden(m *metav1.ObjectMeta) bool {
 // part only when its owner is deleted, so once visible a Release stays so.
 // Parts are checked in the watch cache first, then in etcd. h, if not nil,
 // is obj's head: a chunked record read for the check is kept in it.
-func (b *backend) visible(ctx context.Context, obj *releaseObject, h *engine.Head) (bool, error) {
+func (b *kubeBackend) visible(ctx context.Context, obj *releaseObject, h *backend.Head) (bool, error) {
 	if !isPending(&obj.ObjectMeta) {
 		return true, nil
 	}
@@ -262,9 +262,9 @@ func keyOf(obj *releaseObject) string {
 
 // headOf returns the head stored in obj, without its body when the body is
 // in chunks (loadBody fetches it).
-func headOf(obj *releaseObject) (*engine.Head, error) {
+func headOf(obj *releaseObject) (*backend.Head, error) {
 	s := &obj.Spec
-	h := &engine.Head{
+	h := &backend.Head{
 		Namespace: obj.Namespace, Key: s.Key, Name: s.Name, Version: s.Version, Status: s.Status, Owner: s.Owner,
 		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt,
 		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
@@ -277,7 +277,7 @@ func headOf(obj *releaseObject) (*engine.Head, error) {
 		return nil, bad("spec.key %q does not match the object's name", s.Key)
 	}
 	for k, v := range obj.Labels {
-		if !engine.IsSystemLabel(k) && !strings.HasPrefix(k, reservedPrefix) {
+		if !backend.IsSystemLabel(k) && !strings.HasPrefix(k, reservedPrefix) {
 			h.Labels[k] = v
 		}
 	}
@@ -299,7 +299,7 @@ func headOf(obj *releaseObject) (*engine.Head, error) {
 }
 
 // loadBody fetches the chunked body of h, stored as obj describes.
-func (b *backend) loadBody(ctx context.Context, obj *releaseObject, h *engine.Head) error {
+func (b *kubeBackend) loadBody(ctx context.Context, obj *releaseObject, h *backend.Head) error {
 	cs := obj.Spec.ReleaseChunks
 	if cs == nil || h.Body != nil {
 		return nil
@@ -325,7 +325,7 @@ func (b *backend) loadBody(ctx context.Context, obj *releaseObject, h *engine.He
 
 // Heads returns the committed heads matching q, using label selectors for
 // every field that is a label.
-func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, error) {
+func (b *kubeBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
 	var raws []json.RawMessage
 	if q.Key != "" && q.Namespace != "" {
 		raw, err := b.c.get(ctx, resReleases, q.Namespace, releaseObjectName(q.Key))
@@ -350,7 +350,7 @@ func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, er
 			return nil, err
 		}
 	}
-	var out []*engine.Head
+	var out []*backend.Head
 	for _, raw := range raws {
 		h, err := b.headOrDamaged(ctx, raw, q)
 		if err != nil {
@@ -378,7 +378,7 @@ func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, er
 // every list, and must stay deletable). A Release whose record chunks were
 // missing may just have been updated, its old chunks deleted, since it was
 // read: it is read again, and goes by its new version if it has one.
-func (b *backend) headOrDamaged(ctx context.Context, raw []byte, q engine.Query) (*engine.Head, error) {
+func (b *kubeBackend) headOrDamaged(ctx context.Context, raw []byte, q backend.Query) (*backend.Head, error) {
 	h, err := b.decodeHead(ctx, raw, q)
 	if err == nil || !errors.Is(err, codec.ErrCorrupt) {
 		return h, err
@@ -413,7 +413,7 @@ func (b *backend) headOrDamaged(ctx context.Context, raw []byte, q engine.Query)
 
 // decodeHead returns the head stored in raw, or nil if it is not visible
 // or does not match q.
-func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*engine.Head, error) {
+func (b *kubeBackend) decodeHead(ctx context.Context, raw []byte, q backend.Query) (*backend.Head, error) {
 	obj, err := decodeRelease(raw)
 	if err != nil || isHidden(&obj.ObjectMeta) {
 		return nil, err
@@ -452,26 +452,26 @@ func (b *backend) decodeHead(ctx context.Context, raw []byte, q engine.Query) (*
 
 // selector returns the label selector for q. ok is false when no Release
 // can match (a label key no Release can carry).
-func selector(q engine.Query) (sel string, ok bool) {
+func selector(q backend.Query) (sel string, ok bool) {
 	parts := []string{labelPending + "!=" + pendingOld}
 	add := func(k, v string) { parts = append(parts, k+"="+v) }
 	if q.Name != "" && len(validation.IsValidLabelValue(q.Name)) == 0 {
-		add(engine.LabelName, q.Name)
+		add(backend.LabelName, q.Name)
 	}
 	if q.Status != "" {
 		if len(validation.IsValidLabelValue(q.Status)) > 0 {
 			return "", false
 		}
-		add(engine.LabelStatus, q.Status)
+		add(backend.LabelStatus, q.Status)
 	}
 	if q.Version != nil {
-		add(engine.LabelVersion, strconv.Itoa(*q.Version))
+		add(backend.LabelVersion, strconv.Itoa(*q.Version))
 	}
 	if q.CreatedAt != nil {
-		add(engine.LabelCreatedAt, strconv.FormatInt(*q.CreatedAt, 10))
+		add(backend.LabelCreatedAt, strconv.FormatInt(*q.CreatedAt, 10))
 	}
 	if q.ModifiedAt != nil {
-		add(engine.LabelModifiedAt, strconv.FormatInt(*q.ModifiedAt, 10))
+		add(backend.LabelModifiedAt, strconv.FormatInt(*q.ModifiedAt, 10))
 	}
 	keys := make([]string, 0, len(q.Labels))
 	for k := range q.Labels {
@@ -490,7 +490,7 @@ func selector(q engine.Query) (sel string, ok bool) {
 
 // matches checks q against h; the label selector already did most of it,
 // this covers what labels cannot (long names) and guards the rest.
-func matches(h *engine.Head, q engine.Query) bool {
+func matches(h *backend.Head, q backend.Query) bool {
 	switch {
 	case q.Namespace != "" && h.Namespace != q.Namespace,
 		q.Key != "" && h.Key != q.Key,
@@ -511,7 +511,7 @@ func matches(h *engine.Head, q engine.Query) bool {
 
 // getCommitted returns the visible Release stored under key, or
 // driver.ErrReleaseNotFound.
-func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObject, error) {
+func (b *kubeBackend) getCommitted(ctx context.Context, ns, key string) (*releaseObject, error) {
 	obj, err := b.getRelease(ctx, ns, releaseObjectName(key))
 	if err != nil {
 		return nil, err
@@ -532,7 +532,7 @@ func (b *backend) getCommitted(ctx context.Context, ns, key string) (*releaseObj
 // changed since obj was read (an Update elsewhere may have committed it and
 // dropped a part obj references), its current version if that is visible;
 // otherwise nil. h, if not nil, is obj's head (as for visible).
-func (b *backend) visibleVersion(ctx context.Context, obj *releaseObject, h *engine.Head) (*releaseObject, error) {
+func (b *kubeBackend) visibleVersion(ctx context.Context, obj *releaseObject, h *backend.Head) (*releaseObject, error) {
 	if ok, err := b.visible(ctx, obj, h); err != nil || ok {
 		if err != nil {
 			return nil, err
@@ -551,7 +551,7 @@ func (b *backend) visibleVersion(ctx context.Context, obj *releaseObject, h *eng
 
 // getRelease reads the Release object named name, consistently; nil if
 // there is none.
-func (b *backend) getRelease(ctx context.Context, ns, name string) (*releaseObject, error) {
+func (b *kubeBackend) getRelease(ctx context.Context, ns, name string) (*releaseObject, error) {
 	raw, err := b.c.get(ctx, resReleases, ns, name)
 	if objectMissing(err, resReleases, name) {
 		return nil, nil

@@ -21,7 +21,7 @@ import (
 // checkObjectSizes reads back every helmstore object in ns, one by one, and
 // fails if any is over MaxObjectBytes. It returns the number of objects per
 // resource and the largest size seen.
-func checkObjectSizes(t *testing.T, b *backend, ns string) (map[string]int, int) {
+func checkObjectSizes(t *testing.T, b *kubeBackend, ns string) (map[string]int, int) {
 	t.Helper()
 	counts := map[string]int{}
 	largest := 0

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -87,19 +87,19 @@ func newNamespace(t testing.TB, k *testenv.KubeServer) string {
 }
 
 // openAs opens a store as user, scoped to ns, and returns its backend too.
-func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...driver.Option) (driver.Store, *backend) {
+func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...driver.Option) (driver.Store, *kubeBackend) {
 	t.Helper()
 	s, err := Open(ctxT(t), k.Config(user), append([]driver.Option{driver.WithLog(t.Logf)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s.Namespace(ns), engine.BackendOf(s).(*backend)
+	return s.Namespace(ns), backend.BackendOf(s).(*kubeBackend)
 }
 
 // rawObjects returns every object of res in ns, as stored (JSON), once
 // b's background commits are done.
-func rawObjects(t testing.TB, b *backend, res, ns string) []json.RawMessage {
+func rawObjects(t testing.TB, b *kubeBackend, res, ns string) []json.RawMessage {
 	t.Helper()
 	b.commits.waitAll()
 	raws, err := b.c.list(ctxT(t), res, ns, metav1.ListOptions{})
@@ -110,7 +110,7 @@ func rawObjects(t testing.TB, b *backend, res, ns string) []json.RawMessage {
 }
 
 // assertNoObjects fails t if any object of the backend's kinds is in ns.
-func assertNoObjects(t testing.TB, b *backend, ns, when string) {
+func assertNoObjects(t testing.TB, b *kubeBackend, ns, when string) {
 	t.Helper()
 	for _, res := range allResources {
 		if n := count(t, b, res, ns); n != 0 {
@@ -120,7 +120,7 @@ func assertNoObjects(t testing.TB, b *backend, ns, when string) {
 }
 
 // count returns the number of objects of res in ns.
-func count(t testing.TB, b *backend, res, ns string) int {
+func count(t testing.TB, b *kubeBackend, res, ns string) int {
 	t.Helper()
 	return len(rawObjects(t, b, res, ns))
 }

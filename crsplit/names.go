@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // releaseObjectName returns the name of the Release object stored under
@@ -23,11 +23,11 @@ func releaseObjectName(key string) string {
 		return key
 	}
 	sum := sha256.Sum256([]byte(key))
-	_, version, err := engine.ParseKey(key)
+	_, version, err := backend.ParseKey(key)
 	if err != nil {
-		return engine.KeyPrefix + hex.EncodeToString(sum[:20])
+		return backend.KeyPrefix + hex.EncodeToString(sum[:20])
 	}
-	return engine.KeyPrefix + hex.EncodeToString(sum[:20]) + ".v" + strconv.Itoa(version)
+	return backend.KeyPrefix + hex.EncodeToString(sum[:20]) + ".v" + strconv.Itoa(version)
 }
 
 // partResource returns the resource that stores parts of kind k.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -32,7 +32,7 @@ func helmJSON(t testing.TB, r *release.Release) *release.Release {
 	}
 	out.Labels = map[string]string{}
 	for k, v := range r.Labels {
-		if !engine.IsSystemLabel(k) {
+		if !backend.IsSystemLabel(k) {
 			out.Labels[k] = v
 		}
 	}
@@ -49,10 +49,10 @@ func sameAsHelm(t testing.TB, what string, got, want *release.Release) {
 	}
 }
 
-func key(name string, v int) string { return engine.MakeKey(name, v) }
+func key(name string, v int) string { return backend.MakeKey(name, v) }
 
 // objectNames returns name -> resourceVersion of every object of res in ns.
-func objectNames(t testing.TB, b *backend, res, ns string) map[string]string {
+func objectNames(t testing.TB, b *kubeBackend, res, ns string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, raw := range rawObjects(t, b, res, ns) {

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // DriverName is the HELM_DRIVER name crsplit registers.
@@ -66,7 +66,7 @@ func newStore(ctx context.Context, rc *rest.Config, cfg *driver.Config) (driver.
 		sort.Strings(missing)
 		return nil, fmt.Errorf("%w: missing %s", ErrCRDsNotInstalled, strings.Join(missing, ", "))
 	}
-	return engine.New(newBackend(c, cfg.Log), cfg), nil
+	return backend.New(newBackend(c, cfg.Log), cfg), nil
 }
 
 // restConfig returns the client configuration of getter, or of the default

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 func decodePart(raw []byte) (*partObject, error) {
@@ -30,7 +30,7 @@ func decodePart(raw []byte) (*partObject, error) {
 // whose objects are damaged (a part object or chunk that does not decode,
 // a renumbered chunk) is returned as an empty frame, which the engine
 // reports as corrupt for the releases that use it, and for them only.
-func (b *backend) Parts(ctx context.Context, refs []engine.PartRef) (map[codec.Digest][]byte, error) {
+func (b *kubeBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
 	out := make(map[codec.Digest][]byte, len(refs))
 	var mu sync.Mutex
 	err := parallel(ctx, len(refs), func(ctx context.Context, i int) error {
@@ -61,7 +61,7 @@ func (b *backend) Parts(ctx context.Context, refs []engine.PartRef) (map[codec.D
 // large objects. If the cache does not (yet) hold the part complete with
 // all its chunks, the part is read again from etcd before it counts as
 // missing.
-func (b *backend) readPart(ctx context.Context, ref engine.PartRef) ([]byte, error) {
+func (b *kubeBackend) readPart(ctx context.Context, ref backend.PartRef) ([]byte, error) {
 	frame, err := b.readPartFrom(ctx, ref, true)
 	if frame != nil || err != nil {
 		return frame, err
@@ -71,7 +71,7 @@ func (b *backend) readPart(ctx context.Context, ref engine.PartRef) ([]byte, err
 
 // readPartFrom reads one part from the watch cache (cached) or etcd; nil
 // if it is absent, incomplete or missing a chunk there.
-func (b *backend) readPartFrom(ctx context.Context, ref engine.PartRef, cached bool) ([]byte, error) {
+func (b *kubeBackend) readPartFrom(ctx context.Context, ref backend.PartRef, cached bool) ([]byte, error) {
 	res, name := partResource(ref.Kind), ref.Digest.String()
 	raw, err := b.c.read(ctx, res, ref.Namespace, name, cached)
 	if objectMissing(err, res, name) {
@@ -100,7 +100,7 @@ func (b *backend) readPartFrom(ctx context.Context, ref engine.PartRef, cached b
 
 // readChunks reads and joins the named chunks, from the watch cache when
 // cached; nil if any is missing.
-func (b *backend) readChunks(ctx context.Context, ns string, names []string, cached bool) ([]byte, error) {
+func (b *kubeBackend) readChunks(ctx context.Context, ns string, names []string, cached bool) ([]byte, error) {
 	chunks := make([][]byte, len(names))
 	missing := false
 	var mu sync.Mutex
@@ -134,7 +134,7 @@ func (b *backend) readChunks(ctx context.Context, ns string, names []string, cac
 // writeChunks creates the chunks of a frame, owned by owner. A chunk that
 // already exists was written by another writer of the same frame (same
 // owner UID, same bytes) and is kept.
-func (b *backend) writeChunks(ctx context.Context, ns string, owner metav1.OwnerReference, of string, names []string, chunks [][]byte) error {
+func (b *kubeBackend) writeChunks(ctx context.Context, ns string, owner metav1.OwnerReference, of string, names []string, chunks [][]byte) error {
 	return parallel(ctx, len(chunks), func(ctx context.Context, i int) error {
 		obj := &chunkObject{
 			TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: "Chunk"},
@@ -150,7 +150,7 @@ func (b *backend) writeChunks(ctx context.Context, ns string, owner metav1.Owner
 }
 
 // deleteChunks removes the named chunks; absent ones are fine.
-func (b *backend) deleteChunks(ctx context.Context, ns string, names []string) error {
+func (b *kubeBackend) deleteChunks(ctx context.Context, ns string, names []string) error {
 	return parallel(ctx, len(names), func(ctx context.Context, i int) error {
 		err := b.c.delete(ctx, resChunks, ns, names[i], "", "")
 		if objectMissing(err, resChunks, names[i]) {
@@ -181,7 +181,7 @@ func partChunkNames(obj *partObject) []string {
 // has seen stored, or a large one (whose frame is costly to compute), is
 // patched first; a small one never seen (new values, a new manifest) is
 // created first.
-func (b *backend) ensurePart(ctx context.Context, ns string, p *codec.Part, owner metav1.OwnerReference) error {
+func (b *kubeBackend) ensurePart(ctx context.Context, ns string, p *codec.Part, owner metav1.OwnerReference) error {
 	res, name := partResource(p.Kind), p.Digest.String()
 	create := !b.known.has(ns, p.Digest) && p.Size <= createFirstBytes
 	var bo backoff
@@ -220,7 +220,7 @@ func (b *backend) ensurePart(ctx context.Context, ns string, p *codec.Part, owne
 
 // addOwner appends owner to the part's ownerReferences (the API server
 // drops a duplicate UID) and returns the part as updated.
-func (b *backend) addOwner(ctx context.Context, res, ns, name string, owner metav1.OwnerReference) (*partObject, error) {
+func (b *kubeBackend) addOwner(ctx context.Context, res, ns, name string, owner metav1.OwnerReference) (*partObject, error) {
 	patch := []map[string]any{{"op": "add", "path": "/metadata/ownerReferences/-", "value": owner}}
 	raw, err := b.c.patch(ctx, res, ns, name, types.JSONPatchType, patch)
 	if err != nil {
@@ -235,7 +235,7 @@ func (b *backend) addOwner(ctx context.Context, res, ns, name string, owner meta
 }
 
 // addOwnerCAS adds owner with a read and a resourceVersion-checked write.
-func (b *backend) addOwnerCAS(ctx context.Context, res, ns, name string, owner metav1.OwnerReference) (*partObject, error) {
+func (b *kubeBackend) addOwnerCAS(ctx context.Context, res, ns, name string, owner metav1.OwnerReference) (*partObject, error) {
 	for attempt := 0; attempt < 10; attempt++ {
 		raw, err := b.c.get(ctx, res, ns, name)
 		if err != nil {
@@ -266,7 +266,7 @@ func (b *backend) addOwnerCAS(ctx context.Context, res, ns, name string, owner m
 // an incomplete part object, its chunks (owned by the part object, so the
 // cluster's garbage collector removes them with it), then the part marked
 // complete.
-func (b *backend) createPart(ctx context.Context, ns string, p *codec.Part, owner metav1.OwnerReference) error {
+func (b *kubeBackend) createPart(ctx context.Context, ns string, p *codec.Part, owner metav1.OwnerReference) error {
 	res, name := partResource(p.Kind), p.Digest.String()
 	frame := p.Frame()
 	obj := &partObject{
@@ -292,7 +292,7 @@ func (b *backend) createPart(ctx context.Context, ns string, p *codec.Part, owne
 }
 
 // finishPart writes the chunks of an incomplete part and marks it complete.
-func (b *backend) finishPart(ctx context.Context, ns, res string, obj *partObject, chunks [][]byte) error {
+func (b *kubeBackend) finishPart(ctx context.Context, ns, res string, obj *partObject, chunks [][]byte) error {
 	self := ownerRef(obj.Kind, &obj.ObjectMeta)
 	if self.Kind == "" {
 		self.Kind = kindOfResource(res)
@@ -321,7 +321,7 @@ func kindOfResource(res string) string {
 // its chunks, or crashed doing so. When this writer's frame is the same
 // (the usual case: the encoding is deterministic) it writes the missing
 // chunks itself; otherwise it waits for the other writer.
-func (b *backend) completePart(ctx context.Context, ns string, p *codec.Part, obj *partObject) error {
+func (b *kubeBackend) completePart(ctx context.Context, ns string, p *codec.Part, obj *partObject) error {
 	res := partResource(p.Kind)
 	frame := p.Frame()
 	chunks := codec.Chunks(frame, ChunkBytes)
@@ -363,7 +363,7 @@ func (b *backend) completePart(ctx context.Context, ns string, p *codec.Part, ob
 // or went meanwhile. A part shared by many releases being installed and
 // uninstalled at once changes all the time: attempts are spaced by a
 // growing, jittered backoff.
-func (b *backend) cleanupPart(ctx context.Context, ns string, k codec.Kind, d codec.Digest, owner types.UID) error {
+func (b *kubeBackend) cleanupPart(ctx context.Context, ns string, k codec.Kind, d codec.Digest, owner types.UID) error {
 	res, name := partResource(k), d.String()
 	var bo backoff
 	for attempt := 0; attempt < cleanupAttempts; attempt++ {
@@ -475,7 +475,7 @@ func (bo *backoff) wait(ctx context.Context) error {
 // (left by a crash between deleting a Release and cleaning up its parts).
 // It checks from the newest owner back and stops at the first live one:
 // that one alone keeps the part, so older owners are kept unchecked.
-func (b *backend) liveOwners(ctx context.Context, ns string, owners []metav1.OwnerReference) ([]metav1.OwnerReference, error) {
+func (b *kubeBackend) liveOwners(ctx context.Context, ns string, owners []metav1.OwnerReference) ([]metav1.OwnerReference, error) {
 	for i := len(owners) - 1; i >= 0; i-- {
 		o := owners[i]
 		if o.Kind != "Release" || o.APIVersion != apiVersion {

@@ -210,7 +210,7 @@ func TestRBACExactlyWhatIsNeeded(t *testing.T) {
 		}
 		for _, v := range r.Verbs {
 			if v == "*" || v == "watch" || v == "deletecollection" {
-				t.Fatalf("rule %+v grants %s, which the backend never uses", r, v)
+				t.Fatalf("rule %+v grants %s, which the kubeBackend never uses", r, v)
 			}
 		}
 	}
@@ -235,7 +235,7 @@ func TestRBACExactlyWhatIsNeeded(t *testing.T) {
 				}
 				err = lifecycle(s.Namespace(ns), ns)
 				if err == nil {
-					t.Fatalf("the backend worked without %s on %v: the grant is not needed", verb, r.Resources)
+					t.Fatalf("the kubeBackend worked without %s on %v: the grant is not needed", verb, r.Resources)
 				}
 				if !errors.Is(err, ErrForbidden) {
 					t.Fatalf("without %s on %v: %v; want a permission error", verb, r.Resources, err)

@@ -15,7 +15,7 @@ import (
 // Chart, Values and Manifest objects. HeadBytes is the serialized size of
 // the Release objects (plus any chunked release records); PartBytes the
 // stored frames of the parts; RawPartBytes their canonical size.
-func (b *backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+func (b *kubeBackend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	s := driver.Stats{Parts: map[string]int{}}
 	var mu sync.Mutex
 	err := parallel(ctx, 1+len(codec.Kinds), func(ctx context.Context, i int) error {

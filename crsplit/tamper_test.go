@@ -16,16 +16,16 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // tamperer is crsplit's drivertest.Tamperer: it edits the objects on the
 // API server directly, as a user with write access (kubectl edit) would.
-type tamperer struct{ b *backend }
+type tamperer struct{ b *kubeBackend }
 
-func newTamperer(b *backend) drivertest.Tamperer { return &tamperer{b} }
+func newTamperer(b *kubeBackend) drivertest.Tamperer { return &tamperer{b} }
 
 var _ drivertest.Tamperer = (*tamperer)(nil)
 
@@ -447,7 +447,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 	}
 
 	damaged := map[string]bool{"garbled": true, "norec": true}
-	hs, err := b.Heads(ctx, engine.Query{Namespace: ns})
+	hs, err := b.Heads(ctx, backend.Query{Namespace: ns})
 	if err != nil {
 		t.Fatalf("heads of a namespace with damaged releases: %v", err)
 	}
@@ -466,11 +466,11 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 		}
 	}
 	for name := range damaged {
-		hs, err := b.Heads(ctx, engine.Query{Namespace: ns, Key: key(name, 1)})
+		hs, err := b.Heads(ctx, backend.Query{Namespace: ns, Key: key(name, 1)})
 		if err != nil || len(hs) != 1 || !errors.Is(hs[0].Err, codec.ErrCorrupt) || hs[0].Key != key(name, 1) {
 			t.Fatalf("head of %s by key: %v, %v", name, hs, err)
 		}
-		hs, err = b.Heads(ctx, engine.Query{Namespace: ns, Name: name, Status: "deployed"})
+		hs, err = b.Heads(ctx, backend.Query{Namespace: ns, Name: name, Status: "deployed"})
 		if err != nil || len(hs) != 1 || hs[0].Err == nil {
 			t.Fatalf("head of %s by name and status: %v, %v", name, hs, err)
 		}
@@ -525,7 +525,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 }
 
 // rawObjectsNamed returns the objects of res in ns named name (0 or 1).
-func rawObjectsNamed(t testing.TB, b *backend, res, ns, name string) []json.RawMessage {
+func rawObjectsNamed(t testing.TB, b *kubeBackend, res, ns, name string) []json.RawMessage {
 	t.Helper()
 	var out []json.RawMessage
 	for _, raw := range rawObjects(t, b, res, ns) {

@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // Group and Version of the helmstore custom resources.
@@ -79,7 +79,7 @@ type partRefs struct {
 }
 
 // digests lists the fields of r with the head digest each one holds.
-func (r *partRefs) digests(h *engine.Head) []struct {
+func (r *partRefs) digests(h *backend.Head) []struct {
 	s    *string
 	d    *codec.Digest
 	kind codec.Kind

@@ -7,7 +7,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // Update replaces the Release stored under h.Key with optimistic
@@ -26,7 +26,7 @@ import (
 // goroutine that finished during the write) or with the mere commit of
 // the Release is not reported: the Update is written again over that
 // version. Only a change the store has not seen is a conflict.
-func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
+func (b *kubeBackend) Update(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
 	if err := checkCustomLabels(h.Labels); err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ const updateRetries = 10
 
 // put writes h over the Release old, with old's UID and resourceVersion as
 // preconditions, after storing the parts h references that old does not.
-func (b *backend) put(ctx context.Context, h *engine.Head, parts []*codec.Part, old *releaseObject, body *releaseBody) ([]byte, error) {
+func (b *kubeBackend) put(ctx context.Context, h *backend.Head, parts []*codec.Part, old *releaseObject, body *releaseBody) ([]byte, error) {
 	oldRefs, err := refsOf(old)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func onlyCommitted(old, cur *releaseObject) bool {
 
 // dropUnreferenced cleans up what old referenced and updated does not: its
 // parts (the Release stops owning them) and an old chunked body.
-func (b *backend) dropUnreferenced(ctx context.Context, old, updated *releaseObject) error {
+func (b *kubeBackend) dropUnreferenced(ctx context.Context, old, updated *releaseObject) error {
 	oldRefs, err := refsOf(old)
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func (b *backend) dropUnreferenced(ctx context.Context, old, updated *releaseObj
 	for _, r := range newRefs {
 		now[r.Digest] = true
 	}
-	var gone []engine.PartRef
+	var gone []backend.PartRef
 	for _, r := range oldRefs {
 		if !now[r.Digest] {
 			gone = append(gone, r)

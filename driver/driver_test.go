@@ -13,7 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	_ "github.com/helmstore/helmstore/sql"
 )
 
@@ -56,7 +56,7 @@ func TestInitOpensOursFromEnvAndSharesThePool(t *testing.T) {
 		t.Fatal("Init did not set up the rest of the configuration as Helm's Init does")
 	}
 	sa, sb := a.Releases.Driver.(driver.Store), b.Releases.Driver.(driver.Store)
-	if sa.Name() != "sqlite" || engine.BackendOf(sa) != engine.BackendOf(sb) {
+	if sa.Name() != "sqlite" || backend.BackendOf(sa) != backend.BackendOf(sb) {
 		t.Fatal("two Inits with the same driver and connection string opened two pools")
 	}
 	r := &release.Release{Name: "x", Namespace: "team-a", Version: 1, Info: &release.Info{Status: release.StatusDeployed}}

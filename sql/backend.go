@@ -15,11 +15,11 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
-// backend is engine.Backend over a database/sql pool and a dialect.
-type backend struct {
+// backend is backend.Backend over a database/sql pool and a dialect.
+type sqlBackend struct {
 	db *stdsql.DB
 	d  *dialect
 	// retries bounds how often a transaction that hit a deadlock, a
@@ -34,15 +34,15 @@ type backend struct {
 	deadlocks atomic.Int64
 }
 
-var _ engine.Backend = (*backend)(nil)
+var _ backend.Backend = (*sqlBackend)(nil)
 
 const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base, body`
 
-func (b *backend) Close() error { return b.db.Close() }
+func (b *sqlBackend) Close() error { return b.db.Close() }
 
 // tx runs fn in a transaction, again (with backoff) when the dialect calls
 // the failure retryable. Any other error, and fn's own, is returned as is.
-func (b *backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
+func (b *sqlBackend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 	var err error
 	for attempt := 0; ; attempt++ {
 		err = b.tryTx(ctx, attempt, fn)
@@ -62,7 +62,7 @@ func (b *backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 	}
 }
 
-func (b *backend) tryTx(ctx context.Context, attempt int, fn func(tx *stdsql.Tx) error) error {
+func (b *sqlBackend) tryTx(ctx context.Context, attempt int, fn func(tx *stdsql.Tx) error) error {
 	tx, err := b.db.BeginTx(ctx, b.d.writeTx())
 	if err != nil {
 		return err
@@ -85,11 +85,11 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error)
 }
 
-func (b *backend) exec(ctx context.Context, q querier, query string, args ...any) (stdsql.Result, error) {
+func (b *sqlBackend) exec(ctx context.Context, q querier, query string, args ...any) (stdsql.Result, error) {
 	return q.ExecContext(ctx, b.d.rebind(query), args...)
 }
 
-func (b *backend) query(ctx context.Context, q querier, query string, args ...any) (*stdsql.Rows, error) {
+func (b *sqlBackend) query(ctx context.Context, q querier, query string, args ...any) (*stdsql.Rows, error) {
 	return q.QueryContext(ctx, b.d.rebind(query), args...)
 }
 
@@ -102,11 +102,11 @@ func placeholders(n int) string {
 // does not fail the whole read: its head carries Err (wrapping
 // codec.ErrCorrupt and naming the release) with Namespace, Key and whatever
 // else parsed, so one damaged release cannot hide the others.
-func scanHeads(rows *stdsql.Rows) ([]*engine.Head, error) {
+func scanHeads(rows *stdsql.Rows) ([]*backend.Head, error) {
 	defer rows.Close()
-	var out []*engine.Head
+	var out []*backend.Head
 	for rows.Next() {
-		h := &engine.Head{}
+		h := &backend.Head{}
 		var labels []byte
 		var chart, values, manifest, valuesBase, manifestBase string
 		if err := rows.Scan(&h.Namespace, &h.Key, &h.Name, &h.Version, &h.Status, &h.Owner, &h.CreatedAt, &h.ModifiedAt,
@@ -144,7 +144,7 @@ func scanHeads(rows *stdsql.Rows) ([]*engine.Head, error) {
 
 // Heads returns the heads matching q in one query; custom labels are matched
 // by the database through the indexed labels table.
-func (b *backend) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, error) {
+func (b *sqlBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
 	var where []string
 	var args []any
 	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
@@ -230,11 +230,11 @@ func prefixed(p, cols string) string {
 }
 
 // Parts reads the chunks of the referenced parts in one query.
-func (b *backend) Parts(ctx context.Context, refs []engine.PartRef) (map[codec.Digest][]byte, error) {
+func (b *sqlBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
 	return b.readParts(ctx, b.db, refs)
 }
 
-func (b *backend) readParts(ctx context.Context, q querier, refs []engine.PartRef) (map[codec.Digest][]byte, error) {
+func (b *sqlBackend) readParts(ctx context.Context, q querier, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
 	if len(refs) == 0 {
 		return map[codec.Digest][]byte{}, nil
 	}
@@ -292,7 +292,7 @@ func (b *backend) readParts(ctx context.Context, q querier, refs []engine.PartRe
 	return out, nil
 }
 
-func labelsJSON(h *engine.Head) (string, error) {
+func labelsJSON(h *backend.Head) (string, error) {
 	if len(h.Labels) == 0 {
 		return "{}", nil
 	}
@@ -300,7 +300,7 @@ func labelsJSON(h *engine.Head) (string, error) {
 	return string(b), err
 }
 
-func (b *backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *engine.Head) error {
+func (b *sqlBackend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *backend.Head) error {
 	if len(h.Labels) == 0 {
 		return nil
 	}
@@ -331,7 +331,7 @@ const labelBatch = 500
 
 // Create inserts the head, its labels and a reference to each part, writing
 // the bytes of parts the namespace does not hold yet, in one transaction.
-func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
+func (b *sqlBackend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
 	labels, err := labelsJSON(h)
 	if err != nil {
 		return err
@@ -360,7 +360,7 @@ func (b *backend) Create(ctx context.Context, h *engine.Head, parts []*codec.Par
 // (a delta's base included; Update checks the parts it adds): a part the namespace no longer holds (its
 // last other head deleted meanwhile) must be written again with the head,
 // and a reference to a part not given would go uncounted.
-func checkGiven(h *engine.Head, parts []*codec.Part) error {
+func checkGiven(h *backend.Head, parts []*codec.Part) error {
 	have := map[codec.Digest]bool{}
 	for _, p := range parts {
 		have[p.Digest] = true
@@ -379,7 +379,7 @@ func checkGiven(h *engine.Head, parts []*codec.Part) error {
 
 // refParts adds one reference to each part in ns, inserting the parts that
 // are new and writing their chunks.
-func (b *backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*codec.Part) error {
+func (b *sqlBackend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*codec.Part) error {
 	if len(parts) == 0 {
 		return nil
 	}
@@ -442,7 +442,7 @@ func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
 	return refs, rows.Err()
 }
 
-func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *codec.Part) error {
+func (b *sqlBackend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *codec.Part) error {
 	for seq, c := range codec.Chunks(p.Frame(), b.d.maxChunk) {
 		if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)",
 			ns, p.Digest.String(), seq, c); err != nil {
@@ -458,7 +458,7 @@ func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *
 // concurrent writers sharing parts wait for each other but never deadlock.
 // A part new to ns gets its chunks written; a part left with no reference
 // is deleted with its chunks. add and remove are disjoint (diffParts).
-func (b *backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*codec.Part, remove []codec.Digest) error {
+func (b *sqlBackend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*codec.Part, remove []codec.Digest) error {
 	type change struct {
 		d    string
 		part *codec.Part // nil: drop a reference
@@ -509,7 +509,7 @@ func (b *backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add 
 
 // unref drops one reference from part d in ns, returning the references
 // left; ok is false if ns holds no such part.
-func (b *backend) unref(ctx context.Context, tx *stdsql.Tx, ns, d string) (refs int, ok bool, err error) {
+func (b *sqlBackend) unref(ctx context.Context, tx *stdsql.Tx, ns, d string) (refs int, ok bool, err error) {
 	const upd = "UPDATE helmstore_parts SET refs = refs - 1 WHERE namespace = ? AND digest = ?"
 	var rows *stdsql.Rows
 	if b.d.returning {
@@ -535,7 +535,7 @@ func (b *backend) unref(ctx context.Context, tx *stdsql.Tx, ns, d string) (refs 
 }
 
 // lockHead reads and locks the head stored under ns and key.
-func (b *backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (*engine.Head, error) {
+func (b *sqlBackend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (*backend.Head, error) {
 	rows, err := b.query(ctx, tx, "SELECT "+headColumns+" FROM helmstore_releases WHERE namespace = ? AND release_key = ?"+b.d.forUpdate, ns, key)
 	if err != nil {
 		return nil, err
@@ -552,7 +552,7 @@ func (b *backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (
 
 // Update replaces the head, its labels when they changed, and the references
 // of parts that changed, in one transaction.
-func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Part) error {
+func (b *sqlBackend) Update(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
 	labels, err := labelsJSON(h)
 	if err != nil {
 		return err
@@ -587,7 +587,7 @@ func (b *backend) Update(ctx context.Context, h *engine.Head, parts []*codec.Par
 		if len(add) != len(added) {
 			// A reference not counted would let the part go while h
 			// uses it (checkGiven, for the parts h adds).
-			return fmt.Errorf("parts the release newly references were not given to the backend (%d of %d given)", len(add), len(added))
+			return fmt.Errorf("parts the release newly references were not given to the sqlBackend (%d of %d given)", len(add), len(added))
 		}
 		return b.adjustRefs(ctx, tx, h.Namespace, add, removed)
 	})
@@ -607,7 +607,7 @@ func sameLabels(a, b map[string]string) bool {
 
 // diffParts returns the digests h references that old does not, and those
 // old references that h does not.
-func diffParts(old, h *engine.Head) (added map[codec.Digest]bool, removed []codec.Digest) {
+func diffParts(old, h *backend.Head) (added map[codec.Digest]bool, removed []codec.Digest) {
 	was := map[codec.Digest]bool{}
 	for _, r := range old.Parts() {
 		was[r.Digest] = true
@@ -632,8 +632,8 @@ func diffParts(old, h *engine.Head) (added map[codec.Digest]bool, removed []code
 // reading the parts the caller lacks first, in one transaction. A head that
 // does not verify (unreadable, or its seal broken) is removed with its labels
 // only: the parts its digests name may be another release's.
-func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*engine.Head, map[codec.Digest][]byte, error) {
-	var h *engine.Head
+func (b *sqlBackend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*backend.Head, map[codec.Digest][]byte, error) {
+	var h *backend.Head
 	var frames map[codec.Digest][]byte
 	err := b.tx(ctx, func(tx *stdsql.Tx) error {
 		var err error
@@ -646,7 +646,7 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 			frames = nil
 			return b.removeHead(ctx, tx, ns, key)
 		}
-		var want []engine.PartRef
+		var want []backend.PartRef
 		var all []codec.Digest
 		for _, r := range h.Parts() {
 			all = append(all, r.Digest)
@@ -676,7 +676,7 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 }
 
 // removeHead deletes the head and labels stored under ns and key.
-func (b *backend) removeHead(ctx context.Context, tx *stdsql.Tx, ns, key string) error {
+func (b *sqlBackend) removeHead(ctx context.Context, tx *stdsql.Tx, ns, key string) error {
 	if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_releases WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
 		return err
 	}
@@ -685,7 +685,7 @@ func (b *backend) removeHead(ctx context.Context, tx *stdsql.Tx, ns, key string)
 }
 
 // Stats counts heads and parts, and sums their stored sizes.
-func (b *backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+func (b *sqlBackend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	s := driver.Stats{Parts: map[string]int{}}
 	where, args := "", []any{}
 	if ns != "" {

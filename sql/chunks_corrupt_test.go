@@ -15,7 +15,7 @@ import (
 // namespace still answer, Get names the release, and Delete removes it.
 // Before, one such chunk failed every read of the namespace.
 func TestRenumberedChunk(t *testing.T) {
-	sqlBackends(t, func(t *testing.T, s driver.Store, b *backend) {
+	sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlBackend) {
 		ctx := context.Background()
 		good, bad := stormRelease("good", 1, 1), stormRelease("bad", 2, 2)
 		good.Namespace, bad.Namespace = "default", "default"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // A head row whose labels column is not JSON, or whose digest is not hex,
@@ -30,7 +30,7 @@ func TestGarbledHeadRow(t *testing.T) {
 		{"digest", "UPDATE helmstore_releases SET values_digest = 'not-a-hex-digest' WHERE namespace = ? AND release_key = ?", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sqlBackends(t, func(t *testing.T, s driver.Store, b *backend) {
+			sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlBackend) {
 				ctx := context.Background()
 				good, bad := stormRelease("good", 1, 1), stormRelease("bad", 2, 2)
 				good.Namespace, bad.Namespace = "default", "default"
@@ -44,7 +44,7 @@ func TestGarbledHeadRow(t *testing.T) {
 					t.Fatal(err)
 				}
 
-				hs, err := b.Heads(ctx, engine.Query{Namespace: "default"})
+				hs, err := b.Heads(ctx, backend.Query{Namespace: "default"})
 				if err != nil {
 					t.Fatalf("one garbled row failed the whole read: %v", err)
 				}

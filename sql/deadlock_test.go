@@ -13,13 +13,13 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // sqlBackends opens a fresh store of each SQL backend, giving the store and
 // its backend to fn in a subtest.
-func sqlBackends(t *testing.T, fn func(t *testing.T, s driver.Store, b *backend), opts ...driver.Option) {
+func sqlBackends(t *testing.T, fn func(t *testing.T, s driver.Store, b *sqlBackend), opts ...driver.Option) {
 	for _, c := range []struct {
 		name string
 		conn func(t *testing.T) string
@@ -34,7 +34,7 @@ func sqlBackends(t *testing.T, fn func(t *testing.T, s driver.Store, b *backend)
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
-			fn(t, s, engine.BackendOf(s).(*backend))
+			fn(t, s, backend.BackendOf(s).(*sqlBackend))
 		})
 	}
 }
@@ -61,7 +61,7 @@ func stormRelease(name string, values, manifest int) *release.Release {
 // part's reference count is what the surviving heads reference.
 func TestWriteStormNoDeadlocks(t *testing.T) {
 	const writers, ops, pool = 32, 40, 5
-	sqlBackends(t, func(t *testing.T, s driver.Store, b *backend) {
+	sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlBackend) {
 		st := s.Namespace("storm")
 		type want struct{ values, manifest int }
 		live := make([]map[string]want, writers)
@@ -147,7 +147,7 @@ func TestWriteStormNoDeadlocks(t *testing.T) {
 
 		// Parts: exactly those the heads reference, with those counts.
 		ctx := context.Background()
-		hs, err := b.Heads(ctx, engine.Query{Namespace: "storm"})
+		hs, err := b.Heads(ctx, backend.Query{Namespace: "storm"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,4 +189,4 @@ func TestWriteStormNoDeadlocks(t *testing.T) {
 	})
 }
 
-func relKey(name string) string { return engine.MakeKey(name, 1) }
+func relKey(name string) string { return backend.MakeKey(name, 1) }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -43,7 +43,7 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 				per := map[bool]int64{}
 				for _, deltas := range []bool{false, true} {
 					ns := map[bool]string{false: "full", true: "delta"}[deltas]
-					engine.SetDeltas(s, deltas)
+					backend.SetDeltas(s, deltas)
 					m := drivertest.MeasureUpgrades(t, s.Namespace(ns), n, func(v int) *release.Release { return f.Release("big", ns, v) })
 					per[deltas] = m.PerUpgrade
 					t.Logf("deltas %v: install %d bytes stored; %d bytes per values-only upgrade (heads %d, parts %d)",

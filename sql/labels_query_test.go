@@ -11,7 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 func manyLabels(n int, value string) map[string]string {
@@ -32,7 +32,7 @@ func TestManyLabels(t *testing.T) {
 	const n = 1000
 	// A bound, so a pathological query fails the test instead of running
 	// for many minutes.
-	sqlBackends(t, func(t *testing.T, s driver.Store, b *backend) {
+	sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlBackend) {
 		ctx := context.Background()
 		rls := stormRelease("labelled", 1, 1)
 		rls.Namespace = "default"
@@ -85,7 +85,7 @@ func TestManyLabels(t *testing.T) {
 		}
 
 		// The backend holds and matches 2,000 labels.
-		hs, err := b.Heads(ctx, engine.Query{Namespace: "default", Key: relKey("labelled")})
+		hs, err := b.Heads(ctx, backend.Query{Namespace: "default", Key: relKey("labelled")})
 		if err != nil || len(hs) != 1 {
 			t.Fatalf("heads: %d, %v", len(hs), err)
 		}
@@ -94,12 +94,12 @@ func TestManyLabels(t *testing.T) {
 		if err := b.Update(ctx, h, nil); err != nil {
 			t.Fatalf("backend update to %d labels: %v", 2*n, err)
 		}
-		if hs, err := b.Heads(ctx, engine.Query{Namespace: "default", Labels: h.Labels}); err != nil || len(hs) != 1 || hs[0].Key != relKey("labelled") {
+		if hs, err := b.Heads(ctx, backend.Query{Namespace: "default", Labels: h.Labels}); err != nil || len(hs) != 1 || hs[0].Key != relKey("labelled") {
 			t.Fatalf("backend query by %d labels: %d heads, %v", 2*n, len(hs), err)
 		}
 		wrong = maps.Clone(h.Labels)
 		wrong["example.com/label-1999"] = "wrong"
-		if hs, err := b.Heads(ctx, engine.Query{Labels: wrong}); err != nil || len(hs) != 0 {
+		if hs, err := b.Heads(ctx, backend.Query{Labels: wrong}); err != nil || len(hs) != 0 {
 			t.Fatalf("backend query by %d labels and one wrong value: %d heads, %v", 2*n-1, len(hs), err)
 		}
 

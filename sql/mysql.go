@@ -17,7 +17,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 func mysqlCode(err error) uint16 {
@@ -238,7 +238,7 @@ func openMySQL(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.New(b, cfg), nil
+	return backend.New(b, cfg), nil
 }
 
 // mysqlChunkSize leaves room in a packet for the statement around the chunk.

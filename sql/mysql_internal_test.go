@@ -16,18 +16,18 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-func openMySQLStore(t *testing.T, dsn string) (driver.Store, *backend) {
+func openMySQLStore(t *testing.T, dsn string) (driver.Store, *sqlBackend) {
 	t.Helper()
 	s, err := driver.Open(context.Background(), "mysql", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, engine.BackendOf(s).(*backend)
+	return s, backend.BackendOf(s).(*sqlBackend)
 }
 
 func smallRelease(name string, v int) *release.Release {
@@ -37,7 +37,7 @@ func smallRelease(name string, v int) *release.Release {
 		Info: &release.Info{Status: release.StatusDeployed}}
 }
 
-func key(name string, v int) string { return engine.MakeKey(name, v) }
+func key(name string, v int) string { return backend.MakeKey(name, v) }
 
 // A part larger than max_allowed_packet (random bytes do not compress) is
 // split into chunks under it, on a server with default settings.

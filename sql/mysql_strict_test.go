@@ -12,7 +12,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -104,7 +104,7 @@ func TestMySQLThousandMaximalLabels(t *testing.T) {
 		}
 	}
 	for k := range got.Labels {
-		if _, ok := r.Labels[k]; !ok && !engine.IsSystemLabel(k) {
+		if _, ok := r.Labels[k]; !ok && !backend.IsSystemLabel(k) {
 			t.Fatalf("unexpected label %q", k)
 		}
 	}
@@ -119,7 +119,7 @@ func TestMySQLNoPadSpace(t *testing.T) {
 	if err := s.Namespace("padns").Create(key("pad", 1), r); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []engine.Query{
+	for _, q := range []backend.Query{
 		{Namespace: "padns "},
 		{Namespace: "padns", Key: key("pad", 1) + " "},
 		{Namespace: "padns", Name: "pad "},
@@ -132,7 +132,7 @@ func TestMySQLNoPadSpace(t *testing.T) {
 			t.Errorf("%+v matched %q in %q", q, hs[0].Key, hs[0].Namespace)
 		}
 	}
-	if hs, err := b.Heads(ctx, engine.Query{Namespace: "padns"}); err != nil || len(hs) != 1 {
+	if hs, err := b.Heads(ctx, backend.Query{Namespace: "padns"}); err != nil || len(hs) != 1 {
 		t.Fatalf("exact namespace: %d heads, %v", len(hs), err)
 	}
 	if _, _, err := b.Delete(ctx, "padns ", key("pad", 1), func(codec.Digest) bool { return false }); err == nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 func pgCode(err error) string {
@@ -82,7 +82,7 @@ func openPostgres(ctx context.Context, cfg *driver.Config) (driver.Store, error)
 	if err != nil {
 		return nil, err
 	}
-	return engine.New(b, cfg), nil
+	return backend.New(b, cfg), nil
 }
 
 // Connection defaults, each used unless the connection string (or the
@@ -153,7 +153,7 @@ func postgresConfig(conn string, timeout time.Duration) (*pgx.ConnConfig, error)
 }
 
 // newBackend checks the connection, migrates, and returns the backend.
-func newBackend(ctx context.Context, db *stdsql.DB, d *dialect) (*backend, error) {
+func newBackend(ctx context.Context, db *stdsql.DB, d *dialect) (*sqlBackend, error) {
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connect: %w", err)
@@ -162,5 +162,5 @@ func newBackend(ctx context.Context, db *stdsql.DB, d *dialect) (*backend, error
 		db.Close()
 		return nil, err
 	}
-	return &backend{db: db, d: d, retries: 8}, nil
+	return &sqlBackend{db: db, d: d, retries: 8}, nil
 }

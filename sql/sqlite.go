@@ -19,7 +19,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/filelock"
 )
 
@@ -144,7 +144,7 @@ func openSQLite(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.New(b, cfg), nil
+	return backend.New(b, cfg), nil
 }
 
 // sqliteDir checks that the directory of the database at path exists. Only

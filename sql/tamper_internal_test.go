@@ -8,20 +8,20 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // Tamper returns the conformance suite's Tamperer over the database of s:
 // it edits rows directly, as a hand edit or a bad restore would.
 func Tamper(t *testing.T, s driver.Store) drivertest.Tamperer {
-	b, ok := engine.BackendOf(s).(*backend)
+	b, ok := backend.BackendOf(s).(*sqlBackend)
 	if !ok {
 		t.Fatalf("%T is not a SQL store", s)
 	}
 	return tamperer{b}
 }
 
-type tamperer struct{ b *backend }
+type tamperer struct{ b *sqlBackend }
 
 func (tp tamperer) Head(ctx context.Context, ns, key string) (drivertest.StoredHead, error) {
 	var h drivertest.StoredHead

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -41,14 +41,14 @@ func TestDefaultTimeout(t *testing.T) {
 	}
 }
 
-func openPostgresBackend(t *testing.T, conn string, opts ...driver.Option) (driver.Store, *backend) {
+func openPostgresBackend(t *testing.T, conn string, opts ...driver.Option) (driver.Store, *sqlBackend) {
 	t.Helper()
 	s, err := driver.Open(context.Background(), "postgres", conn, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, engine.BackendOf(s).(*backend)
+	return s, backend.BackendOf(s).(*sqlBackend)
 }
 
 // Every PostgreSQL statement is bounded on the server by the store's
@@ -57,7 +57,7 @@ func openPostgresBackend(t *testing.T, conn string, opts ...driver.Option) (driv
 // which refuses the connection).
 func TestPostgresServerSideBounds(t *testing.T) {
 	ctx := context.Background()
-	show := func(b *backend) string {
+	show := func(b *sqlBackend) string {
 		var v string
 		if err := b.db.QueryRowContext(ctx, "SHOW statement_timeout").Scan(&v); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package engine implements Helm's storage-driver semantics once, over a small
+// Package backend implements Helm's storage-driver semantics once, over a small
 // Backend interface that stores heads and content-addressed parts. Every
 // helmstore backend is an engine over its own Backend.
 //
@@ -12,4 +12,4 @@
 //   - which error each method returns, as Helm's drivers do;
 //   - which parts are fetched (those not already in the part cache) and that
 //     every part read back hashes to its digest.
-package engine
+package backend

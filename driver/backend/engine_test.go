@@ -1,4 +1,4 @@
-package engine_test
+package backend_test
 
 import (
 	"context"
@@ -13,19 +13,19 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/driver/backend"
 	_ "github.com/helmstore/helmstore/sql"
 )
 
 // racing runs interfere once, right after the next Heads call returns: a
 // write by someone else between the engine's read of a head and of its parts.
 type racing struct {
-	engine.Backend
+	backend.Backend
 	mu        sync.Mutex
 	interfere func()
 }
 
-func (r *racing) Heads(ctx context.Context, q engine.Query) ([]*engine.Head, error) {
+func (r *racing) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
 	hs, err := r.Backend.Heads(ctx, q)
 	r.mu.Lock()
 	f := r.interfere
@@ -51,16 +51,16 @@ func setup(t *testing.T) (plain driver.Store, racy driver.Store, r *racing, logs
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { base.Close() })
-	r = &racing{Backend: engine.BackendOf(base)}
+	r = &racing{Backend: backend.BackendOf(base)}
 	logs = new([]string)
 	var mu sync.Mutex
 	cfg := &driver.Config{Name: "racing", Log: func(f string, v ...interface{}) { mu.Lock(); *logs = append(*logs, f); mu.Unlock() }}
-	return base, engine.New(r, cfg), r, logs
+	return base, backend.New(r, cfg), r, logs
 }
 
 func TestGetRacingDeleteIsNotFound(t *testing.T) {
 	plain, racy, r, _ := setup(t)
-	k := engine.MakeKey("app", 1)
+	k := backend.MakeKey("app", 1)
 	if err := plain.Create(k, rel("app", 1, "a")); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestGetRacingDeleteIsNotFound(t *testing.T) {
 
 func TestGetRacingUpdateReturnsTheUpdate(t *testing.T) {
 	plain, racy, r, _ := setup(t)
-	k := engine.MakeKey("app", 1)
+	k := backend.MakeKey("app", 1)
 	if err := plain.Create(k, rel("app", 1, "old")); err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +91,11 @@ func TestGetRacingUpdateReturnsTheUpdate(t *testing.T) {
 func TestListRacingDeleteSkipsQuietly(t *testing.T) {
 	plain, racy, r, logs := setup(t)
 	for _, n := range []string{"a", "b", "c"} {
-		if err := plain.Create(engine.MakeKey(n, 1), rel(n, 1, n)); err != nil {
+		if err := plain.Create(backend.MakeKey(n, 1), rel(n, 1, n)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r.interfere = func() { plain.Delete(engine.MakeKey("b", 1)) }
+	r.interfere = func() { plain.Delete(backend.MakeKey("b", 1)) }
 	rs, err := racy.List(func(*release.Release) bool { return true })
 	if err != nil || len(rs) != 2 || rs[0].Name != "a" || rs[1].Name != "c" {
 		t.Fatalf("list racing a delete: %d releases, %v", len(rs), err)
@@ -108,7 +108,7 @@ func TestListRacingDeleteSkipsQuietly(t *testing.T) {
 func TestListLogsAndSkipsCorruption(t *testing.T) {
 	plain, racy, r, logs := setup(t)
 	for _, n := range []string{"a", "b"} {
-		if err := plain.Create(engine.MakeKey(n, 1), rel(n, 1, n)); err != nil {
+		if err := plain.Create(backend.MakeKey(n, 1), rel(n, 1, n)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,20 +121,20 @@ func TestListLogsAndSkipsCorruption(t *testing.T) {
 	if len(*logs) != 1 || !strings.Contains((*logs)[0], "cannot be decoded") {
 		t.Fatalf("the damaged release was not logged: %q", *logs)
 	}
-	if _, err := racy.Get(engine.MakeKey("b", 1)); !errors.Is(err, engine.ErrPartMissing) || errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := racy.Get(backend.MakeKey("b", 1)); !errors.Is(err, backend.ErrPartMissing) || errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("get of a release whose part is missing: %v", err)
 	}
 }
 
 // missingPart hides the part of one kind of one release's heads.
 type missingPart struct {
-	engine.Backend
+	backend.Backend
 	kind codec.Kind
 	of   string
 }
 
-func (m *missingPart) Parts(ctx context.Context, refs []engine.PartRef) (map[codec.Digest][]byte, error) {
-	hs, _ := m.Backend.Heads(ctx, engine.Query{Name: m.of})
+func (m *missingPart) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
+	hs, _ := m.Backend.Heads(ctx, backend.Query{Name: m.of})
 	out, err := m.Backend.Parts(ctx, refs)
 	for _, h := range hs {
 		delete(out, h.Digest(m.kind))
