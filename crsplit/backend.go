@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // Sizes that decide where bytes go. Base64 (how JSON carries bytes) adds a
@@ -81,7 +81,7 @@ var _ backend.Backend = (*kubeBackend)(nil)
 // A hook returning an error stops the operation there; errCrash stops it
 // without any cleanup, as a killed process would.
 type hooks struct {
-	beforePart   func(p *codec.Part) error  // Create, Update: before storing part p
+	beforePart   func(p *codec.Part) error   // Create, Update: before storing part p
 	beforeCommit func(h *backend.Head) error // Create: Release and parts written, not committed
 	beforePut    func(h *backend.Head) error // Update: head read, not yet written
 	// cleanupDecided: cleanupPart has read a part and decided; its write

@@ -8,8 +8,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )

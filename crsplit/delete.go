@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // Delete removes the Release stored under key, then its parts that no other

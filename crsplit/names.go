@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // releaseObjectName returns the name of the Release object stored under

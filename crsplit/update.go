@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // Update replaces the Release stored under h.Key with optimistic

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // backend is backend.Backend over a database/sql pool and a dialect.

@@ -9,11 +9,10 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
-
 
 // TestDeltaBytesPerUpgrade measures the bytes stored per values-only
 // upgrade of ~2 MB releases (Helm's flow: create the new revision,

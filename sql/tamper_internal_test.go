@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // Tamper returns the conformance suite's Tamperer over the database of s:

@@ -12,8 +12,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
 	_ "github.com/helmstore/helmstore/sql"
 )
 
