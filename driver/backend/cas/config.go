@@ -1,0 +1,87 @@
+package cas
+
+import "time"
+
+// LabelPending is the label the protocol puts on a head object that is not
+// committed. With the value PendingParts the head is being created: shown
+// to readers once every part it references is stored and referred to by
+// it. With any other value (PendingHidden) it is never shown: a Create
+// being undone, or a head written by an early version of crsplit before
+// its parts.
+const (
+	LabelPending  = "helmstore.io/pending"
+	PendingParts  = "parts"
+	PendingHidden = "true"
+)
+
+// Config tunes the protocol for a store. The zero value of a field takes
+// the default named in its comment.
+type Config struct {
+	// InlinePartBytes is the largest part frame kept inside its part
+	// object; larger frames go to chunk objects (default 8 KiB: adding a
+	// referrer rewrites the part object, so it stays small).
+	InlinePartBytes int
+	// InlineBodyBytes is the largest head body frame kept inside the head
+	// object (default 384 KiB).
+	InlineBodyBytes int
+	// ChunkBytes is the most frame bytes one chunk object holds (default
+	// 600 KiB, about 800 KiB in base64 JSON).
+	ChunkBytes int
+	// PendingTimeout is how old a head still pending must be before it is
+	// taken for one left by a writer that stopped (default 10 minutes).
+	// The age is this process's clock against Object.Created, so clocks
+	// are assumed to agree to well within it.
+	PendingTimeout time.Duration
+	// CleanupTimeout bounds the rollbacks, background commits and
+	// cleanups that run on after the caller's context ended (default 2
+	// minutes).
+	CleanupTimeout time.Duration
+	// Retry is the policy of every compare-and-swap loop.
+	Retry Retry
+	// Workers bounds the store calls one operation has in flight
+	// (default 8).
+	Workers int
+	// Log receives what the protocol could not settle and left for later
+	// (Helm's DebugLog signature); nil discards it.
+	Log func(format string, v ...interface{})
+	// Hooks stop an operation at the points a crash or a concurrent writer
+	// matters; for tests, nil in production.
+	Hooks *Hooks
+}
+
+// Defaults of Config.
+const (
+	DefaultInlinePartBytes = 8 << 10
+	DefaultInlineBodyBytes = 384 << 10
+	DefaultChunkBytes      = 600 << 10
+	DefaultPendingTimeout  = 10 * time.Minute
+	DefaultCleanupTimeout  = 2 * time.Minute
+	DefaultWorkers         = 8
+)
+
+// withDefaults returns c with every zero field set to its default.
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.InlinePartBytes, DefaultInlinePartBytes)
+	def(&c.InlineBodyBytes, DefaultInlineBodyBytes)
+	def(&c.ChunkBytes, DefaultChunkBytes)
+	def(&c.Workers, DefaultWorkers)
+	if c.PendingTimeout <= 0 {
+		c.PendingTimeout = DefaultPendingTimeout
+	}
+	if c.CleanupTimeout <= 0 {
+		c.CleanupTimeout = DefaultCleanupTimeout
+	}
+	if c.Log == nil {
+		c.Log = func(string, ...interface{}) {}
+	}
+	if c.Hooks == nil {
+		c.Hooks = &Hooks{}
+	}
+	c.Retry = c.Retry.withDefaults()
+	return c
+}

@@ -1,0 +1,128 @@
+// Package cas stores Helm releases atomically, as seen by readers, on an
+// object store without multi-object transactions: one that can only create
+// an object if absent, read it with a version, and replace or delete it if
+// it is still at that version (compare-and-swap), and list objects by
+// label. Kubernetes (resourceVersion; the crsplit backend) and Azure Cosmos
+// DB (ETag; 2 MB items, no transaction across partitions) are such stores.
+// The protocol is written once here, over the ObjectStore interface; a
+// backend implements ObjectStore and turns it into a backend.Backend with
+// New.
+//
+// # Objects
+//
+// A revision is a head object (KindHead, named by the store from the
+// release key) plus content-addressed part objects (KindChart, KindValues,
+// KindManifest, named by digest, one per distinct part in a namespace).
+// A frame too large for its object is kept in chunk objects (KindChunk,
+// named by ChunkName from the UID of the object they belong to). Each part
+// object lists as Referrers the head objects that use it, by UID; each
+// chunk, the object it belongs to. Labels index head objects: the system
+// labels (backend.LabelName, ...), the custom labels, and the protocol's
+// own label LabelPending.
+//
+// # The contract of each ObjectStore operation
+//
+//   - Create(obj): atomically, if no object of obj's kind, namespace and
+//     name exists, store it with a new UID and Version; else ErrExists.
+//   - Get(ref): the object as last written, with its Version; ErrNotFound
+//     if there is none. With ReadOptions.Stale the store may answer from a
+//     cache that is behind (an older version, or ErrNotFound).
+//   - Replace(obj): atomically, if the object is at obj.Version, write obj
+//     over it (new Version, same UID and Created); ErrVersionMismatch if it
+//     is at another version, ErrNotFound if it does not exist.
+//   - Delete(ref, version): atomically, if the object is at version (or
+//     version is ""), remove it; ErrVersionMismatch, ErrNotFound as above.
+//   - List(sel): the objects selected (possibly more; never fewer), each
+//     at a version no older than any write finished before the call.
+//   - AddReferrer(ref, r) (optional, ReferrerAdder): atomically add r to
+//     the object's referrers at whatever version it is.
+//
+// A Version is never reused for the same name, even after a delete and a
+// create, so a version precondition also pins the object's incarnation.
+// These three sentinels report those outcomes and nothing else: an
+// unreachable store is never ErrNotFound. A call whose answer is lost
+// (a transport error) may or may not have happened; the protocol reads
+// again where that matters.
+//
+// # Invariants
+//
+// Whatever the interleaving of writers, whatever store call fails or loses
+// its answer, and wherever a writer dies between two store calls:
+//
+//  1. Readers never see a release with missing parts: a head that Heads
+//     returns has every part it references stored, complete (all chunks)
+//     and readable, and its body (chunked or not) readable.
+//  2. Nothing referenced is ever removed: a part object is deleted only
+//     when no live head object refers to it, decided at a version that
+//     the delete carries as its precondition; a referrer is added to a
+//     part before a head referencing it is written, and removed only after
+//     that head stopped referencing it or was deleted.
+//  3. Garbage of a dead writer is collected: a head object a writer left
+//     pending is, once older than Config.PendingTimeout, either committed
+//     (it was complete) or removed with what only it referred to, by the
+//     next Create of its key, by any Delete in its namespace, or by
+//     Collect; parts and chunks whose referrers are all gone are removed by
+//     the cleanup of the next head that drops them, or by Collect (or, on
+//     Kubernetes, the cluster's garbage collector).
+//
+// # Create
+//
+// Create takes two sequential rounds of store calls:
+//
+//  1. create the head object, whole (labels, digests, body), labelled
+//     LabelPending=PendingParts; a concurrent Create of the key fails here
+//     (driver.ErrReleaseExists);
+//  2. at once and in parallel, with the UID the head now has, make each
+//     part it references stored and referred to by it (a new part is
+//     created with the referrer; an existing one gains it, with
+//     AddReferrer or by compare-and-swap; a new chunked part is created
+//     incomplete, then its chunks, then replaced complete), and write its
+//     chunked body, if any.
+//
+// A head labelled pending=parts is shown to readers only when every part
+// it references is stored, complete and referred to by it, and its body is
+// all there: readers check. A referrer leaves a part only when the head is
+// deleted or stops referencing it, so a complete head stays complete, and
+// the last write of step 2 is the one moment the release appears. After
+// Create returns, the head is committed in the background (replaced without
+// the label, at the version created) so that readers need not check; this
+// store's Update and Delete of the release wait for that, and Close waits
+// for all of them. A Create slower than PendingTimeout/10 commits before
+// returning instead, and fails if a cleanup removed its head meanwhile.
+//
+// If step 2 fails, the head is hidden (relabelled with another value of
+// LabelPending, at its version: a write whose answer was lost may have
+// made it visible) and removed with what it wrote. If hiding loses to
+// another writer, that writer saw the release whole and updated it: the
+// Create happened, and succeeds.
+//
+// # Update
+//
+// Last writer wins, as in Helm's own drivers: the head is replaced at the
+// version this store last saw (read first if it has seen none), after its
+// newly referenced parts gained it as referrer. If another writer changed
+// it since, it is read again and written again over that version, spaced
+// by the retry policy; only when those races outlast the policy (bounded by
+// the operation's context deadline) does Update fail, with ErrConflict,
+// having written no head. Parts the old version referenced and the new one
+// does not then lose the referrer, and are deleted if no live head refers
+// to them.
+//
+// # Delete
+//
+// The head object is deleted first (at the version read), so no reader
+// sees it with parts missing; then each of its parts loses it as referrer,
+// deleted when no live head refers to it any more (each write at the
+// version it was decided on), then its chunks. Once the head is deleted,
+// Delete succeeds: a cleanup that keeps losing races is logged and left to
+// later cleanups and Collect. Delete then sweeps the namespace for stale
+// pending heads.
+//
+// # Retries
+//
+// Every compare-and-swap loop of the protocol uses one policy (Retry):
+// jittered exponential backoff, ending when the next wait would pass the
+// context's deadline (or Retry.NoDeadline without one). Rollbacks and
+// cleanups after a failure run on a fresh context bounded by
+// Config.CleanupTimeout, so that they finish when the caller's has ended.
+package cas
