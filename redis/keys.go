@@ -1,0 +1,75 @@
+package redis
+
+import (
+	"strings"
+
+	"github.com/helmstore/helmstore/internal/codec"
+)
+
+// keys builds the names of everything the backend stores, all under one
+// prefix. Every key of a namespace carries the namespace as its hash tag,
+// "{ns}", so that all of a namespace's keys live in one Cluster slot: a
+// write (head, indexes, part references) is one script on one slot, and
+// parts are shared by every release of the namespace, the scope in which
+// the engine addresses parts (PartRef names a namespace and a digest).
+//
+//	<prefix>:namespaces             set of namespaces that may hold releases (no tag: its own slot)
+//	<prefix>:{ns}:h:<release key>   hash: the head of one revision
+//	<prefix>:{ns}:all               set: release keys of ns
+//	<prefix>:{ns}:n:<name>          set: release keys of one release name
+//	<prefix>:{ns}:s:<status>        set: release keys with one status
+//	<prefix>:{ns}:l:<key>=<value>   set: release keys with one custom label
+//	<prefix>:{ns}:parts             set: digests of the parts stored in ns
+//	<prefix>:{ns}:p:<digest>        hash: one part (frame, kind, raw size, references)
+type keys struct{ prefix string }
+
+func (k keys) tag(ns string) string { return k.prefix + ":{" + ns + "}:" }
+
+// namespaces is the registry of namespaces, for reads across namespaces.
+func (k keys) namespaces() string { return k.prefix + ":namespaces" }
+
+func (k keys) head(ns, key string) string     { return k.tag(ns) + "h:" + key }
+func (k keys) all(ns string) string           { return k.tag(ns) + "all" }
+func (k keys) name(ns, name string) string    { return k.tag(ns) + "n:" + name }
+func (k keys) status(ns, s string) string     { return k.tag(ns) + "s:" + s }
+func (k keys) label(ns, lk, lv string) string { return k.tag(ns) + "l:" + lk + "=" + lv }
+func (k keys) parts(ns string) string         { return k.tag(ns) + "parts" }
+func (k keys) part(ns string, d codec.Digest) string {
+	return k.tag(ns) + "p:" + d.String()
+}
+
+// validPrefix reports whether p can prefix keys: not empty, and without the
+// braces that would change the hash tag.
+func validPrefix(p string) bool {
+	return p != "" && !strings.ContainsAny(p, "{}")
+}
+
+// Head hash fields.
+const (
+	fName     = "name"
+	fVersion  = "version"
+	fStatus   = "status"
+	fOwner    = "owner"
+	fCreated  = "created"
+	fModified = "modified"
+	fLabels   = "labels" // JSON object of custom labels
+	fChart    = "chart"
+	fValues   = "values"
+	fManifest = "manifest"
+	fVBase    = "values_base"
+	fMBase    = "manifest_base"
+	fBody     = "body"
+	// fRev is a random token set by every write of the head: an Update or
+	// Delete applies only if the head still has the token its writer read
+	// (compare-and-swap; random, so a release deleted and created again
+	// never looks unchanged).
+	fRev = "rev"
+)
+
+// Part hash fields.
+const (
+	pFrame = "frame"
+	pKind  = "kind"
+	pSize  = "size" // raw (uncompressed) size
+	pRefs  = "refs" // heads of the namespace referencing the part
+)

@@ -1,0 +1,217 @@
+package redis
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+)
+
+// Name is the driver name the package registers.
+const Name = "redis"
+
+// DefaultPrefix starts every key the backend writes, unless the connection
+// string's key_prefix says otherwise.
+const DefaultPrefix = "helmstore"
+
+func init() {
+	driver.Register(Name, Open)
+}
+
+// Options the connection string carries for helmstore itself (go-redis
+// refuses parameters it does not know, so these are taken out first).
+const (
+	// paramPrefix sets the key prefix (default DefaultPrefix).
+	paramPrefix = "key_prefix"
+	// paramAllowEviction=true opens a server whose maxmemory-policy may
+	// evict keys (anything but noeviction), which is refused otherwise.
+	paramAllowEviction = "allow_eviction"
+	// paramCluster=true makes a single address a Cluster seed (several
+	// addresses always mean a Cluster).
+	paramCluster = "cluster"
+	// paramMaster names the Sentinel master (go-redis's own name for it):
+	// the addresses are then Sentinels.
+	paramMaster = "master_name"
+	// paramCAFile, paramCertFile and paramKeyFile name PEM files for
+	// rediss://: the CA that signs the server's certificate (instead of
+	// the system's), and a client certificate and key.
+	paramCAFile   = "tls_ca_file"
+	paramCertFile = "tls_cert_file"
+	paramKeyFile  = "tls_key_file"
+)
+
+// settings is what Open takes from the connection string besides go-redis's
+// own options.
+type settings struct {
+	prefix        string
+	allowEviction bool
+}
+
+// Open opens a Redis store (standalone, Sentinel or Cluster) from
+// cfg.ConnectionString; see the package documentation for its forms.
+func Open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+	c, set, err := newClient(cfg.ConnectionString)
+	if err != nil {
+		return nil, err
+	}
+	b := newBackend(c, set.prefix, cfg.Log)
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	if err := b.check(ctx, set.allowEviction); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return backend.New(b, cfg), nil
+}
+
+// newClient parses a connection string into a go-redis client: a Sentinel
+// failover client when master_name is given, a Cluster client for several
+// addresses (host:port,host:port or addr= parameters) or cluster=true, a
+// plain client otherwise.
+func newClient(conn string) (goredis.UniversalClient, settings, error) {
+	set := settings{prefix: DefaultPrefix}
+	if conn == "" {
+		return nil, set, fmt.Errorf("no connection string: set %s to a redis:// or rediss:// URL", driver.ConnectionStringEnv(Name))
+	}
+	u, err := url.Parse(conn)
+	if err != nil {
+		return nil, set, fmt.Errorf("connection string is not a URL: %w", err)
+	}
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return nil, set, fmt.Errorf("connection string scheme %q: want redis:// or rediss://", u.Scheme)
+	}
+	q := u.Query()
+	if v, ok := q[paramPrefix]; ok {
+		set.prefix = v[len(v)-1]
+		if !validPrefix(set.prefix) {
+			return nil, set, fmt.Errorf("%s %q: a key prefix must not be empty or contain { or }", paramPrefix, set.prefix)
+		}
+	}
+	if set.allowEviction, err = boolParam(q, paramAllowEviction); err != nil {
+		return nil, set, err
+	}
+	cluster, err := boolParam(q, paramCluster)
+	if err != nil {
+		return nil, set, err
+	}
+	tlsFiles := [3]string{q.Get(paramCAFile), q.Get(paramCertFile), q.Get(paramKeyFile)}
+	for _, p := range []string{paramPrefix, paramAllowEviction, paramCluster, paramCAFile, paramCertFile, paramKeyFile} {
+		q.Del(p)
+	}
+	if tlsFiles != [3]string{} && u.Scheme != "rediss" {
+		return nil, set, fmt.Errorf("%s, %s and %s need a rediss:// URL", paramCAFile, paramCertFile, paramKeyFile)
+	}
+	hosts := strings.Split(u.Host, ",")
+	for _, h := range hosts {
+		if h == "" {
+			return nil, set, errors.New("connection string has an empty address")
+		}
+	}
+	master := q.Get(paramMaster)
+	several := len(hosts) > 1 || len(q["addr"]) > 0
+	if several || master != "" || cluster {
+		u.Host = hosts[0]
+		for _, h := range hosts[1:] {
+			q.Add("addr", h)
+		}
+	}
+	u.RawQuery = q.Encode()
+	switch {
+	case master != "":
+		o, err := goredis.ParseFailoverURL(u.String())
+		if err != nil {
+			return nil, set, scrubURLError(err)
+		}
+		o.ContextTimeoutEnabled = true
+		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
+			return nil, set, err
+		}
+		return goredis.NewFailoverClient(o), set, nil
+	case several || cluster:
+		o, err := goredis.ParseClusterURL(u.String())
+		if err != nil {
+			return nil, set, scrubURLError(err)
+		}
+		o.ContextTimeoutEnabled = true
+		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
+			return nil, set, err
+		}
+		return goredis.NewClusterClient(o), set, nil
+	default:
+		o, err := goredis.ParseURL(u.String())
+		if err != nil {
+			return nil, set, scrubURLError(err)
+		}
+		o.ContextTimeoutEnabled = true
+		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
+			return nil, set, err
+		}
+		return goredis.NewClient(o), set, nil
+	}
+}
+
+// addTLSFiles loads the CA and client certificate files (ca, cert, key;
+// "" for none) into c.
+func addTLSFiles(c *tls.Config, files [3]string) error {
+	ca, cert, key := files[0], files[1], files[2]
+	if c == nil || files == [3]string{} {
+		return nil
+	}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return fmt.Errorf("%s: %w", paramCAFile, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("%s %s holds no PEM certificate", paramCAFile, ca)
+		}
+		c.RootCAs = pool
+	}
+	if (cert == "") != (key == "") {
+		return fmt.Errorf("%s and %s go together", paramCertFile, paramKeyFile)
+	}
+	if cert != "" {
+		kp, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return fmt.Errorf("client certificate: %w", err)
+		}
+		c.Certificates = []tls.Certificate{kp}
+	}
+	return nil
+}
+
+func boolParam(q url.Values, name string) (bool, error) {
+	v, ok := q[name]
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v[len(v)-1])
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want true or false", name, v[len(v)-1])
+	}
+	return b, nil
+}
+
+// scrubURLError returns go-redis's parse error without the URL (url.Error
+// quotes it, password and all).
+func scrubURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("connection string: %v", ue.Err)
+	}
+	return fmt.Errorf("connection string: %w", err)
+}

@@ -1,0 +1,408 @@
+package redis
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
+)
+
+// errConflict is returned by a write that lost the compare-and-swap race
+// (another writer changed the head between this writer's read and its
+// script) more often than the retry policy allows: nothing was written.
+var errConflict = errors.New("the release kept changing under this write: nothing was written, retrying is safe")
+
+// partOp is one change of a part's references by a write.
+type partOp struct {
+	d     codec.Digest
+	delta int         // +1, -1, or 0 to read only
+	want  bool        // return the frame as stored before the write
+	part  *codec.Part // for +1: the part, whose frame is sent unless known
+}
+
+// write is one run of writeScript.
+type write struct {
+	op       string // "c", "u", "d"
+	ns, key  string
+	rev      string // the head's rev the writer read (u, d)
+	fields   []interface{}
+	rem, add []string // index sets
+	parts    []partOp
+}
+
+// result is what the script answered.
+type result struct {
+	status  string // OK, EXISTS, NOTFOUND, CONFLICT
+	frames  map[codec.Digest][]byte
+	freed   []codec.Digest
+	missing []codec.Digest
+}
+
+func newRev() string {
+	b := make([]byte, 12)
+	_, _ = crand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// run runs w, sending again with their frames the parts the server says it
+// lacks (the store's guess that they were stored was wrong).
+func (b *redisBackend) run(ctx context.Context, w *write) (*result, error) {
+	send := map[codec.Digest]bool{}
+	for attempt := 0; ; attempt++ {
+		res, err := b.runOnce(ctx, w, send)
+		if err != nil || res.status != "MISSING" {
+			return res, err
+		}
+		if attempt >= 2 {
+			return nil, fmt.Errorf("the server still lacks parts %v after they were sent", res.missing)
+		}
+		for _, d := range res.missing {
+			b.known.forget(w.ns, d)
+			send[d] = true
+		}
+	}
+}
+
+func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Digest]bool) (*result, error) {
+	ks := []string{b.k.head(w.ns, w.key), b.k.parts(w.ns)}
+	pos := map[string]int{ks[0]: 1, ks[1]: 2}
+	at := func(k string) string {
+		i, ok := pos[k]
+		if !ok {
+			ks = append(ks, k)
+			i = len(ks)
+			pos[k] = i
+		}
+		return strconv.Itoa(i)
+	}
+	args := make([]interface{}, 0, 8+len(w.fields)+len(w.rem)+len(w.add)+8*len(w.parts))
+	args = append(args, w.op, w.rev, newRev(), w.key, len(w.fields)/2)
+	args = append(args, w.fields...)
+	args = append(args, len(w.rem))
+	for _, s := range w.rem {
+		args = append(args, at(s))
+	}
+	args = append(args, len(w.add))
+	for _, s := range w.add {
+		args = append(args, at(s))
+	}
+	args = append(args, len(w.parts))
+	sent := map[codec.Digest]bool{}
+	for _, p := range w.parts {
+		var frame []byte
+		kind, size := "", "0"
+		if p.part != nil {
+			kind, size = p.part.Kind.String(), strconv.Itoa(p.part.Size)
+			if p.delta > 0 && (send[p.d] || !b.known.has(w.ns, p.d)) {
+				frame = p.part.Frame()
+				sent[p.d] = true
+			}
+		}
+		args = append(args, at(b.k.part(w.ns, p.d)), p.d.String(), p.delta, flag(p.want), flag(sent[p.d]), kind, size, frame)
+	}
+	reply, err := writeScript.Run(ctx, b.c, ks, args...).Slice()
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	res, err := parseResult(reply)
+	if err != nil {
+		return nil, err
+	}
+	if res.status == "OK" {
+		for _, p := range w.parts {
+			if p.delta > 0 {
+				b.known.add(w.ns, p.d)
+			}
+		}
+		for _, d := range res.freed {
+			b.known.forget(w.ns, d)
+		}
+	}
+	return res, nil
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func parseResult(reply []interface{}) (*result, error) {
+	bad := fmt.Errorf("unexpected reply from the write script: %.200v", reply)
+	if len(reply) == 0 {
+		return nil, bad
+	}
+	st, _ := reply[0].(string)
+	res := &result{status: st}
+	digest := func(v interface{}) (codec.Digest, error) {
+		s, _ := v.(string)
+		return codec.ParseDigest(s)
+	}
+	switch st {
+	case "EXISTS", "NOTFOUND", "CONFLICT":
+		return res, nil
+	case "MISSING":
+		for _, v := range reply[1:] {
+			d, err := digest(v)
+			if err != nil {
+				return nil, bad
+			}
+			res.missing = append(res.missing, d)
+		}
+		return res, nil
+	case "OK":
+	default:
+		return nil, bad
+	}
+	if len(reply) < 2 {
+		return nil, bad
+	}
+	n, ok := reply[1].(int64)
+	if !ok || len(reply) < 2+2*int(n) {
+		return nil, bad
+	}
+	res.frames = map[codec.Digest][]byte{}
+	for i := 0; i < int(n); i++ {
+		d, err := digest(reply[2+2*i])
+		if err != nil {
+			return nil, bad
+		}
+		if f, ok := reply[3+2*i].(string); ok {
+			res.frames[d] = []byte(f)
+		}
+	}
+	for _, v := range reply[2+2*int(n):] {
+		d, err := digest(v)
+		if err != nil {
+			return nil, bad
+		}
+		res.freed = append(res.freed, d)
+	}
+	return res, nil
+}
+
+// headSets returns the index sets h is a member of. Its labels are known
+// only if they could be read.
+func (b *redisBackend) headSets(h *backend.Head) []string {
+	sets := []string{b.k.all(h.Namespace)}
+	if h.Name != "" {
+		sets = append(sets, b.k.name(h.Namespace, h.Name))
+	}
+	if h.Status != "" {
+		sets = append(sets, b.k.status(h.Namespace, h.Status))
+	}
+	for k, v := range h.Labels {
+		sets = append(sets, b.k.label(h.Namespace, k, v))
+	}
+	return sets
+}
+
+// minus returns the elements of a not in b.
+func minus(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, s := range b {
+		in[s] = true
+	}
+	var out []string
+	for _, s := range a {
+		if !in[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// digests returns the distinct digests h references.
+func digests(h *backend.Head) map[codec.Digest]bool {
+	out := map[codec.Digest]bool{}
+	for _, r := range h.Parts() {
+		out[r.Digest] = true
+	}
+	return out
+}
+
+// checkGiven refuses a write that does not supply every part h references:
+// a reference to a part not given could not be stored if the namespace
+// lacks it.
+func checkGiven(h *backend.Head, parts []*codec.Part) (map[codec.Digest]*codec.Part, error) {
+	given := map[codec.Digest]*codec.Part{}
+	for _, p := range parts {
+		given[p.Digest] = p
+	}
+	var missing []string
+	for _, r := range h.Parts() {
+		if given[r.Digest] == nil {
+			missing = append(missing, r.Kind.String()+" "+r.Digest.Short())
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("parts %v of the release were not given to the backend", missing)
+	}
+	return given, nil
+}
+
+// Create stores h and references its parts, storing those the namespace
+// lacks, in one script.
+func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+	given, err := checkGiven(h, parts)
+	if err != nil {
+		return err
+	}
+	fields, err := headFields(h, strconv.FormatInt(h.CreatedAt, 10))
+	if err != nil {
+		return err
+	}
+	if err := b.register(ctx, h.Namespace); err != nil {
+		return err
+	}
+	w := &write{op: "c", ns: h.Namespace, key: h.Key, fields: fields, add: b.headSets(h)}
+	for d := range digests(h) {
+		w.parts = append(w.parts, partOp{d: d, delta: 1, part: given[d]})
+	}
+	res, err := b.run(ctx, w)
+	if err != nil {
+		return err
+	}
+	switch res.status {
+	case "OK":
+		return nil
+	case "EXISTS":
+		return driver.ErrReleaseExists
+	}
+	return fmt.Errorf("unexpected reply %s from the write script", res.status)
+}
+
+// readHead returns the stored head of key in ns and its rev.
+func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*backend.Head, map[string]string, error) {
+	m, err := b.c.HGetAll(ctx, b.k.head(ns, key)).Result()
+	if err != nil {
+		return nil, nil, unavailable(err)
+	}
+	if len(m) == 0 {
+		return nil, nil, driver.ErrReleaseNotFound
+	}
+	h, _ := parseHead(ns, key, m)
+	return h, m, nil
+}
+
+// retry waits before attempt (a write that lost a race), or says to give
+// up: errConflict once the retries are spent, ctx's error when it ends.
+func (b *redisBackend) retry(ctx context.Context, attempt int) error {
+	if attempt >= b.retries {
+		return errConflict
+	}
+	d := time.Duration(1+rand.IntN(1<<min(attempt, 5))) * time.Millisecond
+	select {
+	case <-ctx.Done():
+		return errors.Join(errConflict, ctx.Err())
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// Update replaces the head of h.Key, keeping its creation time, and moves
+// index entries and part references to what h has, in one script that
+// applies only if the head is still the one read (else read again and
+// retry: the last writer wins, whole).
+func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+	given := map[codec.Digest]*codec.Part{}
+	for _, p := range parts {
+		given[p.Digest] = p
+	}
+	for attempt := 0; ; attempt++ {
+		old, m, err := b.readHead(ctx, h.Namespace, h.Key)
+		if err != nil {
+			return err
+		}
+		fields, err := headFields(h, m[fCreated])
+		if err != nil {
+			return err
+		}
+		oldSets, newSets := b.headSets(old), b.headSets(h)
+		w := &write{op: "u", ns: h.Namespace, key: h.Key, rev: m[fRev], fields: fields, rem: minus(oldSets, newSets), add: newSets}
+		now := digests(h)
+		var was map[codec.Digest]bool
+		// The digests of a head that does not verify may be another
+		// release's: its references are left as they are (a leak at worst)
+		// and h's are all added.
+		if old.Err == nil && old.Verify() == nil {
+			was = digests(old)
+		}
+		for d := range now {
+			if !was[d] {
+				if given[d] == nil {
+					return fmt.Errorf("part %s the release newly references was not given to the backend", d.Short())
+				}
+				w.parts = append(w.parts, partOp{d: d, delta: 1, part: given[d]})
+			}
+		}
+		for d := range was {
+			if !now[d] {
+				w.parts = append(w.parts, partOp{d: d, delta: -1})
+			}
+		}
+		res, err := b.run(ctx, w)
+		if err != nil {
+			return err
+		}
+		switch res.status {
+		case "OK":
+			return nil
+		case "NOTFOUND":
+			return driver.ErrReleaseNotFound
+		case "CONFLICT":
+			if err := b.retry(ctx, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		return fmt.Errorf("unexpected reply %s from the write script", res.status)
+	}
+}
+
+// Delete removes the head of key in ns, its index entries and its part
+// references (parts left without one go), returning the head and the frames
+// of its parts have lacks as they were before, all in one script. A head
+// that does not verify is removed with its index entries only.
+func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*backend.Head, map[codec.Digest][]byte, error) {
+	for attempt := 0; ; attempt++ {
+		old, m, err := b.readHead(ctx, ns, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		w := &write{op: "d", ns: ns, key: key, rev: m[fRev], rem: b.headSets(old)}
+		if old.Verify() == nil {
+			for d := range digests(old) {
+				w.parts = append(w.parts, partOp{d: d, delta: -1, want: !have(d)})
+			}
+		}
+		res, err := b.run(ctx, w)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch res.status {
+		case "OK":
+			if old.Verify() != nil {
+				return old, nil, nil
+			}
+			return old, res.frames, nil
+		case "NOTFOUND":
+			return nil, nil, driver.ErrReleaseNotFound
+		case "CONFLICT":
+			if err := b.retry(ctx, attempt); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		return nil, nil, fmt.Errorf("unexpected reply %s from the write script", res.status)
+	}
+}
