@@ -9,32 +9,46 @@ import (
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
-// Head is one stored revision without its parts.
+// Head is one stored revision without its parts: what a backend stores per
+// release, beside the parts it references. The engine fills every field on a
+// write; a backend stores them and gives them back from Heads and Delete.
 type Head struct {
-	Namespace  string
-	Key        string
-	Name       string
-	Version    int
-	Status     string
-	Owner      string
-	CreatedAt  int64 // unix seconds, set on Create
-	ModifiedAt int64 // unix seconds, set on Update; 0 before
-	// Labels are the custom labels (no system labels).
+	Namespace string
+	Key       string // Helm's key, sh.helm.release.v1.<name>.v<version>
+	Name      string
+	Version   int
+	Status    string
+	Owner     string // always Owner ("helm")
+	// CreatedAt is set by the engine on Create (unix seconds) and is zero
+	// in the head given to Update: the backend keeps the stored one
+	// (KeepCreatedAt).
+	CreatedAt int64
+	// ModifiedAt is set by the engine on Update (unix seconds); zero
+	// before the first Update.
+	ModifiedAt int64
+	// Labels are the custom labels, already validated by the engine
+	// (Kubernetes label syntax, at most MaxLabels, none a system label or
+	// under ReservedLabelPrefix). System labels are derived from the
+	// fields above (SystemLabels) and never stored here.
 	Labels map[string]string
 	// Body is the stored frame of the release without chart, values and
-	// manifest (codec.Split.Body).
+	// manifest, sealed over the key and the part digests: opaque bytes a
+	// backend stores and returns as they are.
 	Body []byte
 	// Digests of the parts; the zero digest means the release has none.
-	Chart, Values, Manifest codec.Digest
+	Chart, Values, Manifest Digest
 	// ValuesBase and ManifestBase are, when the values or manifest part is
-	// stored as a delta (codec.Delta), the digest of the full part it is a
-	// delta against (its keyframe); zero otherwise. The head references the
-	// base as it references its other parts (Parts), so the base is kept
-	// as long as any head using a delta against it.
-	ValuesBase, ManifestBase codec.Digest
+	// stored as a delta, the digest of the full part it is a delta against
+	// (its keyframe); zero otherwise. The head references the base as it
+	// references its other parts (Parts), so the base is kept as long as
+	// any head using a delta against it.
+	ValuesBase, ManifestBase Digest
 
-	// Summary fields, for backends that show them (crsplit printer
-	// columns). Backends need not store them.
+	// ChartName, ChartVersion and AppVersion summarise the release's chart
+	// (from its metadata), set by the engine on every write for backends
+	// that show them (crsplit's printer columns). The engine never reads
+	// them back: a backend need not store or return them. Everything else
+	// about a release is in Body and the parts.
 	ChartName, ChartVersion, AppVersion string
 
 	// Err, set by a backend, says that the stored head could not be read
@@ -44,6 +58,13 @@ type Head struct {
 	// List and Query) and Delete must still remove it.
 	Err error
 }
+
+// KeepCreatedAt sets h.CreatedAt to that of old, the stored head that h
+// replaces: Backend.Update keeps the time a release was created, which the
+// engine does not know without reading the head first. A backend that
+// writes heads whole calls it with the head it read to diff the parts; one
+// that updates fields in place simply leaves its stored CreatedAt alone.
+func (h *Head) KeepCreatedAt(old *Head) { h.CreatedAt = old.CreatedAt }
 
 // Parts returns references to the head's parts, chart first, each delta
 // followed by its base.
@@ -63,30 +84,30 @@ func (h *Head) Parts() []PartRef {
 
 // Base returns the digest of the base of the head's part of kind k, if that
 // part is a delta (zero otherwise).
-func (h *Head) Base(k codec.Kind) codec.Digest {
+func (h *Head) Base(k Kind) Digest {
 	switch k {
-	case codec.KindValues:
+	case KindValues:
 		return h.ValuesBase
-	case codec.KindManifest:
+	case KindManifest:
 		return h.ManifestBase
 	}
-	return codec.Digest{}
+	return Digest{}
 }
 
-// Refs returns the digests the head's seal covers.
-func (h *Head) Refs() codec.Refs {
+// refs returns the digests the head's seal covers.
+func (h *Head) refs() codec.Refs {
 	return codec.Refs{Chart: h.Chart, Values: h.Values, Manifest: h.Manifest, ValuesBase: h.ValuesBase, ManifestBase: h.ManifestBase}
 }
 
 // Referenced returns, from parts, those h references, one per digest, sorted
 // by digest: a fixed order in which to lock or write them, so concurrent
 // writers sharing parts cannot deadlock each other.
-func (h *Head) Referenced(parts []*codec.Part) []*codec.Part {
-	want := map[codec.Digest]bool{}
+func (h *Head) Referenced(parts []*Part) []*Part {
+	want := map[Digest]bool{}
 	for _, r := range h.Parts() {
 		want[r.Digest] = true
 	}
-	var out []*codec.Part
+	var out []*Part
 	for _, p := range parts {
 		if want[p.Digest] {
 			out = append(out, p)
@@ -98,27 +119,27 @@ func (h *Head) Referenced(parts []*codec.Part) []*codec.Part {
 }
 
 // Digest returns the digest of the head's part of kind k.
-func (h *Head) Digest(k codec.Kind) codec.Digest {
+func (h *Head) Digest(k Kind) Digest {
 	switch k {
-	case codec.KindChart:
+	case KindChart:
 		return h.Chart
-	case codec.KindValues:
+	case KindValues:
 		return h.Values
-	case codec.KindManifest:
+	case KindManifest:
 		return h.Manifest
 	}
-	return codec.Digest{}
+	return Digest{}
 }
 
 // PartRef names a part within a namespace.
 type PartRef struct {
 	Namespace string
-	Digest    codec.Digest
-	Kind      codec.Kind
+	Digest    Digest
+	Kind      Kind
 	// Base is, for a part stored as a delta, the digest of its base part
 	// (which the head references too); zero for a full part. Backends
 	// need not look at it: they store every part the same way.
-	Base codec.Digest
+	Base Digest
 }
 
 // Query selects heads. Empty and nil fields match anything.
@@ -134,37 +155,74 @@ type Query struct {
 	Labels map[string]string
 }
 
-// Backend stores heads and parts. Methods must be safe for concurrent use.
+// Backend stores heads and parts for the engine (New), which implements
+// every rule of Helm's drivers on top of it: keys, namespaces, label
+// validation (ReservedLabelPrefix included), system labels, errors,
+// CreatedAt and ModifiedAt, which parts to read, verifying what is read.
+// A backend is a translation of these seven methods to a store; the helpers
+// of this package (Query.Matches, SortHeads, DiffParts, DiffLabels,
+// PlanDelete, Head.DigestText, Chunks and JoinChunks, ...) hold the logic
+// every backend needs. Package memstore is a complete one to copy.
 //
-// A backend keeps, atomically as seen by readers, this invariant: every part
-// a head references is stored in the head's namespace before the head is
-// visible, and a part is removed once no head in its namespace references it
-// (never while one does).
+// What a backend must do:
+//   - Methods are safe for concurrent use, by this process and, for a
+//     shared store, by other processes with their own Backend over it.
+//   - Every write is atomic for readers: Heads and Parts see a head before
+//     or after a write, never a mix of two writes, and never a head whose
+//     parts are not all stored. Concurrent Updates of one head: the last
+//     writer wins (no conflict error; see driver.ErrConflict).
+//   - Parts are content-addressed per namespace: a part is stored once per
+//     namespace under its digest, however many heads there reference it,
+//     and removed once no head in its namespace references it (never while
+//     one does). A delta's base (Head.ValuesBase, Head.ManifestBase) is a
+//     reference like any other (Head.Parts lists them all).
+//   - Heads of namespaces are independent: the same key or part may be
+//     stored in several namespaces.
+//   - A failure to reach the store is returned as an error that is not
+//     driver.ErrReleaseNotFound (wrap driver.ErrUnavailable when the
+//     package has it); context cancellation is honoured.
+//
+// What a backend need not do: validate anything (the engine has), decode
+// or verify bodies and frames (the engine checks every digest and seal and
+// reports damage as driver.ErrCorrupt), cache (the engine has a part
+// cache), read ahead, build releases, or store the summary fields.
 type Backend interface {
-	// Heads returns the heads matching q, ordered by namespace, name and
-	// version.
+	// Heads returns the heads matching q (Query.Matches), ordered by
+	// namespace, name and version (SortHeads). A stored head that cannot
+	// be read is returned with Err set (if it may match q) rather than
+	// failing the call: one damaged release must not hide the others.
 	Heads(ctx context.Context, q Query) ([]*Head, error)
 
-	// Parts returns the stored frames of the referenced parts, by digest.
-	// A part that is not stored is absent from the map.
-	Parts(ctx context.Context, refs []PartRef) (map[codec.Digest][]byte, error)
+	// Parts returns the stored frames of the referenced parts, by digest,
+	// read from each ref's namespace. A part that is not stored (or not
+	// completely) is absent from the map; it is not an error.
+	Parts(ctx context.Context, refs []PartRef) (map[Digest][]byte, error)
 
-	// Create stores h and its parts (parts holds at least every part h
-	// references; those already stored are referenced, not rewritten).
-	// It returns driver.ErrReleaseExists if h.Namespace already holds h.Key.
-	Create(ctx context.Context, h *Head, parts []*codec.Part) error
+	// Create stores h and the parts it references, atomically. parts
+	// holds at least every part h references (a delta's base included);
+	// those the namespace already holds gain a reference and are not
+	// rewritten (DiffParts(nil, h, parts) lists them and fails if one is
+	// missing). It returns driver.ErrReleaseExists, storing nothing, if
+	// h.Namespace already holds h.Key.
+	Create(ctx context.Context, h *Head, parts []*Part) error
 
-	// Update replaces the head stored under h.Namespace and h.Key, keeping
-	// its CreatedAt, and adjusts part references. It returns
+	// Update replaces the head stored under h.Namespace and h.Key with h,
+	// atomically, keeping the stored CreatedAt (h.CreatedAt is zero;
+	// KeepCreatedAt), and moves part references from the parts the old
+	// head references to those h does: DiffParts(old, h, parts) gives the
+	// parts to add (their bytes are in parts) and the references to drop.
+	// It returns driver.ErrReleaseNotFound, storing nothing, if there is
+	// no such head. The old head may have Err: it is replaced all the same.
+	Update(ctx context.Context, h *Head, parts []*Part) error
+
+	// Delete removes the head stored under namespace and key, and drops
+	// its part references, atomically; it returns the head and the frames
+	// of its parts for which have returns false, read before anything was
+	// removed (PlanDelete says which to read and which references to
+	// drop: none for a head that does not Verify, whose digests may name
+	// another release's parts). A head with Err is removed too. It returns
 	// driver.ErrReleaseNotFound if there is no such head.
-	Update(ctx context.Context, h *Head, parts []*codec.Part) error
-
-	// Delete removes the head and every part no other head references
-	// (only the head, when it does not Verify),
-	// returning the head and, read before anything was removed, the frames of
-	// its parts for which have returns false. It returns
-	// driver.ErrReleaseNotFound if there is no such head.
-	Delete(ctx context.Context, namespace, key string, have func(codec.Digest) bool) (*Head, map[codec.Digest][]byte, error)
+	Delete(ctx context.Context, namespace, key string, have func(Digest) bool) (*Head, map[Digest][]byte, error)
 
 	// Stats reports what is stored in namespace ("": all).
 	Stats(ctx context.Context, namespace string) (driver.Stats, error)
@@ -180,6 +238,6 @@ type Backend interface {
 // parts. A head with Err whose seal still verifies (only its labels were
 // damaged, say) names its own parts.
 func (h *Head) Verify() error {
-	_, err := codec.OpenHeadRefs(h.Body, h.Key, h.Refs())
+	_, err := codec.OpenHeadRefs(h.Body, h.Key, h.refs())
 	return err
 }

@@ -73,7 +73,7 @@ func SetDeltas(s driver.Store, on bool) {
 	}
 }
 
-// Backend returns the backend under a store made by New, for tests and
+// BackendOf returns the backend under a store made by New, for tests and
 // benchmarks of the backend itself.
 func BackendOf(s driver.Store) Backend {
 	if v, ok := s.(*view); ok {
@@ -247,7 +247,7 @@ func (v *view) write(op, key string, rls *release.Release) error {
 		return v.fail(op, ns, key, err)
 	}
 	parts := v.e.encodeParts(h, split)
-	h.Body = codec.SealHeadRefs(split.Body, key, h.Refs())
+	h.Body = codec.SealHeadRefs(split.Body, key, h.refs())
 	now := v.e.now().Unix()
 	if op == "create" {
 		h.CreatedAt = now
@@ -685,7 +685,7 @@ func (e *Engine) assemble(h *Head, ps *partSet, labels map[string]string) (*rele
 		return nil, corrupt(h, h.Err)
 	}
 	// Head.Verify, keeping the head's JSON it opens.
-	raw, err := codec.OpenHeadRefs(h.Body, h.Key, h.Refs())
+	raw, err := codec.OpenHeadRefs(h.Body, h.Key, h.refs())
 	if err != nil {
 		return nil, corrupt(h, err)
 	}
@@ -754,7 +754,7 @@ func (e *Engine) assembleAll(ctx context.Context, hs []*Head, q Query) ([]*relea
 	out := make([]*release.Release, len(hs))
 	errs := make([]error, len(hs))
 	parallel.Each(len(hs), func(i int) {
-		if out[i], errs[i] = e.assemble(hs[i], parts, allLabels(hs[i])); errs[i] == nil {
+		if out[i], errs[i] = e.assemble(hs[i], parts, hs[i].AllLabels()); errs[i] == nil {
 			e.noteKeyframes(hs[i], parts)
 		}
 	})
@@ -787,7 +787,7 @@ func (e *Engine) reread(ctx context.Context, h *Head, q Query) (*release.Release
 	if err != nil {
 		return nil, err
 	}
-	rls, err := e.assemble(hs[0], parts, allLabels(hs[0]))
+	rls, err := e.assemble(hs[0], parts, hs[0].AllLabels())
 	if err == nil {
 		e.noteKeyframes(hs[0], parts)
 	}

@@ -22,11 +22,19 @@ const (
 	LabelModifiedAt = "modifiedAt"
 )
 
+// systemLabels lists the system labels, in the order Helm's drivers set them.
+var systemLabels = [...]string{LabelName, LabelOwner, LabelStatus, LabelVersion, LabelCreatedAt, LabelModifiedAt}
+
+// SystemLabelNames returns the names of Helm's system labels: name, owner,
+// status, version, createdAt and modifiedAt.
+func SystemLabelNames() []string { return append([]string(nil), systemLabels[:]...) }
+
 // IsSystemLabel reports whether key is one of Helm's system labels.
 func IsSystemLabel(key string) bool {
-	switch key {
-	case LabelName, LabelOwner, LabelStatus, LabelVersion, LabelCreatedAt, LabelModifiedAt:
-		return true
+	for _, l := range systemLabels {
+		if key == l {
+			return true
+		}
 	}
 	return false
 }
@@ -78,12 +86,28 @@ func customLabels(in map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-// allLabels returns the labels List and Query report: custom plus system.
-func allLabels(h *Head) map[string]string {
-	out := make(map[string]string, len(h.Labels)+6)
+// SystemLabels returns the system labels of h, as Helm's drivers set them:
+// name, owner, status and version, and createdAt and modifiedAt when set
+// (non-zero). A backend that keeps heads as labelled objects stores these
+// beside the custom labels (h.Labels, which never holds a system label).
+func (h *Head) SystemLabels() map[string]string {
+	out := make(map[string]string, len(systemLabels))
+	h.addSystemLabels(out)
+	return out
+}
+
+// AllLabels returns the labels List and Query report for h: its custom
+// labels and its system labels (SystemLabels).
+func (h *Head) AllLabels() map[string]string {
+	out := make(map[string]string, len(h.Labels)+len(systemLabels))
 	for k, v := range h.Labels {
 		out[k] = v
 	}
+	h.addSystemLabels(out)
+	return out
+}
+
+func (h *Head) addSystemLabels(out map[string]string) {
 	out[LabelName] = h.Name
 	out[LabelOwner] = h.Owner
 	out[LabelStatus] = h.Status
@@ -94,7 +118,6 @@ func allLabels(h *Head) map[string]string {
 	if h.ModifiedAt != 0 {
 		out[LabelModifiedAt] = strconv.FormatInt(h.ModifiedAt, 10)
 	}
-	return out
 }
 
 // buildQuery turns Helm's label query into a Query. ok is false when no
