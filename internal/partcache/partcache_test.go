@@ -41,3 +41,31 @@ func TestDisabledCacheKeepsNothing(t *testing.T) {
 		t.Fatal("a disabled cache kept a part")
 	}
 }
+
+func TestLRU(t *testing.T) {
+	c := NewLRU[string, int](2)
+	c.Put("a", 1)
+	c.Put("b", 2)
+	if v, ok := c.Get("a"); !ok || v != 1 { // a is now the most recent
+		t.Fatalf("a = %d, %v", v, ok)
+	}
+	c.Put("c", 3) // evicts b
+	if _, ok := c.Get("b"); ok {
+		t.Fatal("b kept beyond the bound")
+	}
+	c.Update("a", func(old int, ok bool) (int, bool) { return old + 10, ok })
+	c.Update("z", func(old int, ok bool) (int, bool) { return 1, ok }) // absent: not set
+	if v, _ := c.Get("a"); v != 11 {
+		t.Fatalf("a = %d after Update, want 11", v)
+	}
+	if _, ok := c.Get("z"); ok {
+		t.Fatal("Update set an absent key although fn said not to")
+	}
+	c.Remove("a")
+	if _, ok := c.Get("a"); ok {
+		t.Fatal("a still there after Remove")
+	}
+	if v, ok := c.Get("c"); !ok || v != 3 {
+		t.Fatalf("c = %d, %v", v, ok)
+	}
+}

@@ -44,6 +44,16 @@ type Config struct {
 	// Log receives what the protocol could not settle and left for later
 	// (Helm's DebugLog signature); nil discards it.
 	Log func(format string, v ...interface{})
+	// HeadName returns the name of the head object stored under a release
+	// key (default: the key itself). A store that limits names more
+	// than keys are limited maps long keys to hashes, say; the key is also kept in
+	// the head record and checked on read.
+	HeadName func(key string) string
+	// Persistent reports whether an error of the store will recur on
+	// every call until an operator acts (missing rights): Delete reports
+	// such an error from its cleanup, instead of logging it and leaving
+	// the cleanup for later. Nil: none is.
+	Persistent func(error) bool
 	// Hooks stop an operation at the points a crash or a concurrent writer
 	// matters; for tests, nil in production.
 	Hooks *Hooks
@@ -78,6 +88,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Log == nil {
 		c.Log = func(string, ...interface{}) {}
+	}
+	if c.HeadName == nil {
+		c.HeadName = func(key string) string { return key }
 	}
 	if c.Hooks == nil {
 		c.Hooks = &Hooks{}

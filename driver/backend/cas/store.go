@@ -65,7 +65,9 @@ type ReferrerAdder interface {
 	// AddReferrer adds r to the referrers of the object ref names (at
 	// whatever version it is; a referrer with r's UID already there is
 	// not added twice) and returns the object as stored after the
-	// change, with its record. ErrNotFound if there is none.
+	// change, with its record. ErrNotFound if there is none. An error
+	// wrapping errors.ErrUnsupported makes the protocol add r by
+	// compare-and-swap instead (for an object the store cannot patch).
 	AddReferrer(ctx context.Context, ref Ref, r Referrer) (*Object, error)
 }
 

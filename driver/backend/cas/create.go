@@ -1,0 +1,334 @@
+package cas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
+)
+
+// Create stores h in two sequential rounds of store calls: the head object
+// labelled pending, then, in parallel, every part it references referred
+// to by it (and its chunked body). See the package documentation for why
+// readers never see it incomplete, and how a failure or a crash is undone.
+func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+	start := time.Now()
+	if missing := missingParts(h, parts); len(missing) > 0 {
+		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
+	}
+	body := b.splitBody(h)
+	obj := b.headObject(h, body)
+	obj.Labels[LabelPending] = PendingParts
+	// Compress the parts likely to be written while the head is being
+	// created (Frame is computed once, on first use).
+	go b.precompute(h, parts)
+	created, err := b.createHead(ctx, obj)
+	if err != nil {
+		return err
+	}
+	err = b.writeReferenced(ctx, h, parts, created, body)
+	if err == nil && b.cfg.Hooks.BeforeCommit != nil {
+		err = b.cfg.Hooks.BeforeCommit(h)
+	}
+	if err != nil {
+		if errors.Is(err, ErrCrash) {
+			return err
+		}
+		return b.abandon(created, err)
+	}
+	b.seen.saw(created)
+	if time.Since(start) < b.pendingAfter()/fastCommitFraction {
+		b.commitLater(created)
+		return nil
+	}
+	return b.commitNow(ctx, created)
+}
+
+// fastCommitFraction: a Create that took less than PendingTimeout divided by
+// this commits in the background. A slower one commits before returning,
+// and fails if its head was taken for stale and removed meanwhile (which
+// takes a cleanup whose clock runs ahead of the store's by the rest of
+// PendingTimeout).
+const fastCommitFraction = 10
+
+// stored returns obj with the metadata the store answered a write with.
+func stored(obj, answer *Object) *Object {
+	o := *obj
+	o.UID, o.Version, o.Created = answer.UID, answer.Version, answer.Created
+	if answer.Labels != nil {
+		o.Labels = answer.Labels
+	}
+	return &o
+}
+
+// abandon undoes a Create whose parts could not all be stored (failed). A
+// write whose answer was lost may have landed, making the release visible
+// for a moment, so the head is first hidden (LabelPending=PendingHidden, at
+// its version), then removed with its parts. If hiding loses to another
+// writer, that writer saw the release whole and updated it: the Create did
+// happen, and is kept.
+func (b *Backend) abandon(head *Object, failed error) error {
+	ctx, cancel := b.cleanupContext()
+	defer cancel()
+	labels := map[string]string{LabelPending: PendingHidden, backend.LabelOwner: head.Head.Owner}
+	hidden, err := b.relabel(ctx, head, labels)
+	if errors.Is(err, ErrVersionMismatch) {
+		if cur, gerr := b.getCommitted(ctx, head.Namespace, head.Head.Key); gerr == nil && cur.UID == head.UID {
+			b.log("helmstore: release %q in namespace %q was stored and updated by another client although this create reported: %v",
+				head.Head.Key, head.Namespace, failed)
+			return nil
+		}
+	}
+	if err == nil {
+		head = hidden
+	}
+	b.rollback(head)
+	return failed
+}
+
+// relabel writes obj back with labels instead of its own, if it is still
+// at obj's version, and returns it as written.
+func (b *Backend) relabel(ctx context.Context, obj *Object, labels map[string]string) (*Object, error) {
+	c := *obj
+	c.Labels = labels
+	answer, err := b.s.Replace(ctx, &c)
+	if err != nil {
+		return nil, err
+	}
+	return stored(&c, answer), nil
+}
+
+// commit removes the pending label from obj, if it is still at obj's
+// version.
+func (b *Backend) commit(ctx context.Context, obj *Object) error {
+	labels := maps.Clone(obj.Labels)
+	delete(labels, LabelPending)
+	committed, err := b.relabel(ctx, obj, labels)
+	if err == nil {
+		b.seen.saw(committed)
+	}
+	return err
+}
+
+// commitLater commits obj in the background. Losing to another write is
+// fine: an Update commits too, and a Delete needs no commit.
+func (b *Backend) commitLater(obj *Object) {
+	done := b.commits.start(obj.Namespace, obj.Head.Key)
+	go func() {
+		defer done()
+		ctx, cancel := b.cleanupContext()
+		defer cancel()
+		err := b.commit(ctx, obj)
+		if errors.Is(err, ErrVersionMismatch) || errors.Is(err, ErrNotFound) {
+			// Fine if another client updated or deleted the release
+			// since; not if it is gone or replaced without either.
+			if cur, gerr := b.getHead(ctx, obj.Namespace, obj.Name); gerr == nil && cur != nil && cur.UID == obj.UID {
+				return // updated since, which committed it
+			}
+			err = fmt.Errorf("the release is gone (%v): deleted by another client, or removed as stale by a cleanup whose clock runs ahead of the store's", err)
+		}
+		if err != nil {
+			b.log("helmstore: committing release %q in namespace %q (it is stored and readable; readers check its parts until it is committed): %v",
+				obj.Head.Key, obj.Namespace, err)
+		}
+	}()
+}
+
+// commitNow commits obj before Create returns, for a Create so slow that a
+// cleanup of stale pending heads could have removed it: then the Create
+// fails.
+func (b *Backend) commitNow(ctx context.Context, obj *Object) error {
+	err := b.commit(ctx, obj)
+	if err == nil || !errors.Is(err, ErrVersionMismatch) && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	cur, gerr := b.getCommitted(ctx, obj.Namespace, obj.Head.Key)
+	if gerr != nil && !errors.Is(gerr, driver.ErrReleaseNotFound) {
+		return gerr
+	}
+	if gerr == nil && cur.UID == obj.UID {
+		return nil // committed, or updated, by someone else
+	}
+	return fmt.Errorf("%w: the release was removed before it was committed (the create took longer than %s)", ErrConflict, b.pendingAfter()/fastCommitFraction)
+}
+
+// createHead creates obj, taking over a stale pending head of the same
+// name.
+func (b *Backend) createHead(ctx context.Context, obj *Object) (*Object, error) {
+	for attempt := 0; ; attempt++ {
+		answer, err := b.s.Create(ctx, obj)
+		if err == nil {
+			return stored(obj, answer), nil
+		}
+		if !errors.Is(err, ErrExists) {
+			return nil, err
+		}
+		if attempt > 0 {
+			return nil, driver.ErrReleaseExists
+		}
+		old, gerr := b.getHead(ctx, obj.Namespace, obj.Name)
+		switch {
+		case gerr == nil && old == nil:
+			continue // deleted meanwhile: try again
+		case gerr != nil || !b.stale(old):
+			return nil, driver.ErrReleaseExists
+		}
+		if kept, err := b.collectStale(ctx, old); err != nil {
+			return nil, err
+		} else if kept {
+			return nil, driver.ErrReleaseExists
+		}
+	}
+}
+
+// stale reports whether obj is a pending head older than PendingTimeout.
+func (b *Backend) stale(obj *Object) bool {
+	return isPending(obj) && time.Since(obj.Created) > b.pendingAfter()
+}
+
+// collectStale handles a stale pending head: one that is complete (its
+// writer stopped after step 2, before the commit) is committed and kept;
+// one that is not is removed with its parts. One that cannot be checked (an
+// error) is kept.
+func (b *Backend) collectStale(ctx context.Context, obj *Object) (kept bool, err error) {
+	complete, err := b.visible(ctx, obj, nil)
+	if err != nil {
+		return true, err
+	}
+	key := b.keyOf(obj)
+	if complete {
+		if err := b.commit(ctx, obj); err != nil && !errors.Is(err, ErrVersionMismatch) {
+			b.log("helmstore: committing release %q in namespace %q left uncommitted by its writer: %v", key, obj.Namespace, err)
+		}
+		return true, nil
+	}
+	b.log("helmstore: removing release %q in namespace %q left pending since %s by a writer that did not finish", key, obj.Namespace, obj.Created)
+	return false, b.removeHead(ctx, obj)
+}
+
+// precompute computes the frames of the small parts of h the store has not
+// seen, which ensurePart will create.
+func (b *Backend) precompute(h *backend.Head, parts []*codec.Part) {
+	for _, p := range h.Referenced(parts) {
+		if p.Size <= createFirstBytes && !b.knows(h.Namespace, p.Digest) {
+			p.Frame()
+		}
+	}
+}
+
+// writeReferenced stores the parts of h that are in parts (all of them on
+// Create, the new ones on Update) and h's chunked body, all referred to by
+// the head object head.
+func (b *Backend) writeReferenced(ctx context.Context, h *backend.Head, parts []*codec.Part, head *Object, body *headBody) error {
+	owner := Referrer{Kind: KindHead, Name: head.Name, UID: head.UID}
+	ps := h.Referenced(parts)
+	n := len(ps)
+	if body.chunks != nil {
+		n++
+	}
+	return b.parallel(ctx, n, func(ctx context.Context, i int) error {
+		if i < len(ps) {
+			if hook := b.cfg.Hooks.BeforePart; hook != nil {
+				if err := hook(ps[i]); err != nil {
+					return err
+				}
+			}
+			if err := b.ensurePart(ctx, h.Namespace, ps[i], owner); err != nil {
+				return fmt.Errorf("store %s part %s: %w", ps[i].Kind, ps[i].Digest.Short(), err)
+			}
+			return nil
+		}
+		return b.writeBody(ctx, head, body)
+	})
+}
+
+// missingParts lists the kinds h references whose part is not in parts.
+func missingParts(h *backend.Head, parts []*codec.Part) []string {
+	have := map[codec.Digest]bool{}
+	for _, p := range parts {
+		have[p.Digest] = true
+	}
+	var out []string
+	for _, r := range h.Parts() {
+		if !have[r.Digest] {
+			out = append(out, r.Kind.String())
+		}
+	}
+	return out
+}
+
+// writeBody stores a chunked head body, referred to by its head object.
+func (b *Backend) writeBody(ctx context.Context, head *Object, body *headBody) error {
+	cs := body.chunks
+	chunks := codec.Chunks(body.frame, b.cfg.ChunkBytes)
+	self := Referrer{Kind: KindHead, Name: head.Name, UID: head.UID}
+	return b.writeChunks(ctx, head.Namespace, self, head.Name, bodyChunkNames(head, cs), chunks)
+}
+
+// rollback removes a head whose Create failed, with what it wrote.
+func (b *Backend) rollback(head *Object) {
+	ctx, cancel := b.cleanupContext()
+	defer cancel()
+	if err := b.removeHead(ctx, head); err != nil {
+		b.log("helmstore: cleaning up after a failed create of %q in namespace %q: %v (what it wrote is referred to by it only, and goes with the next cleanup)",
+			b.keyOf(head), head.Namespace, err)
+	}
+}
+
+// removeHead deletes head (if it is still at the same version) and cleans
+// up its parts and chunks.
+func (b *Backend) removeHead(ctx context.Context, head *Object) error {
+	err := b.s.Delete(ctx, head.Ref(), head.Version)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrVersionMismatch) {
+			return nil // replaced by another writer: not ours any more
+		}
+		return err
+	}
+	return b.cleanupHead(ctx, head)
+}
+
+// cleanupHead drops a deleted head's references to its parts (deleting
+// those no live head refers to) and deletes its body chunks. Of a damaged
+// head, only the parts whose digests parse, and its chunks if their count
+// is believable.
+func (b *Backend) cleanupHead(ctx context.Context, head *Object) error {
+	refs := someRefsOf(head)
+	var names []string
+	if head.Head != nil {
+		if cs := head.Head.BodyChunks; cs != nil && cs.Count >= 0 && cs.Count <= maxBodyChunks(b.cfg.ChunkBytes) {
+			names = bodyChunkNames(head, cs)
+		}
+	}
+	return b.parallel(ctx, len(refs)+1, func(ctx context.Context, i int) error {
+		if i == len(refs) {
+			return b.deleteChunks(ctx, head.Namespace, names)
+		}
+		if err := b.cleanupPart(ctx, head.Namespace, refs[i].Kind, refs[i].Digest, head.UID); err != nil {
+			return fmt.Errorf("clean up %s part %s: %w", refs[i].Kind, refs[i].Digest.Short(), err)
+		}
+		return nil
+	})
+}
+
+// sweepPending removes the stale pending heads of ns, with their parts.
+func (b *Backend) sweepPending(ctx context.Context, ns string) {
+	objs, err := b.s.List(ctx, Selector{Kind: KindHead, Namespace: ns, Has: []string{LabelPending}})
+	if err != nil {
+		b.log("helmstore: looking for releases left pending in namespace %q: %v", ns, err)
+		return
+	}
+	for _, obj := range objs {
+		if !b.stale(obj) {
+			continue
+		}
+		if _, err := b.collectStale(ctx, obj); err != nil {
+			b.log("helmstore: cleaning up after release %q in namespace %q: %v", b.keyOf(obj), ns, err)
+		}
+	}
+}
