@@ -131,6 +131,10 @@ func TestDeltaBombIsBounded(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			frame := append([]byte{frameDelta}, base.Digest[:]...)
 			frame = binary.AppendUvarint(frame, claim)
+			// The operations, as a zstd frame claiming to be as small as
+			// a real delta's.
+			frame = append(frame, frameZstd)
+			frame = binary.AppendUvarint(frame, 200)
 			frame = append(frame, buf.Bytes()...)
 			var before, after runtime.MemStats
 			runtime.GC()
