@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-
 )
 
 // A delta part holds the canonical bytes of a values or manifest part as
