@@ -48,9 +48,13 @@ func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, err
 	if ns != "" {
 		return []string{ns}, nil
 	}
-	nss, err := b.c.SMembers(ctx, b.k.namespaces()).Result()
+	var nss []string
+	err := again(ctx, func() (err error) {
+		nss, err = b.c.SMembers(ctx, b.k.namespaces()).Result()
+		return err
+	})
 	if err != nil {
-		return nil, unavailable(err)
+		return nil, err
 	}
 	sort.Strings(nss)
 	return nss, nil
@@ -117,21 +121,24 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 			cands = append(cands, cand{ns, q.Key})
 		}
 	} else {
-		pipe := b.c.Pipeline()
 		cmds := make([]*goredis.StringSliceCmd, len(nss))
-		for i, ns := range nss {
-			sets := b.indexSets(ns, q)
-			setsOf[ns] = sets
-			if len(sets) == 1 {
-				cmds[i] = pipe.SMembers(ctx, sets[0])
-			} else {
-				cmds[i] = pipe.SInter(ctx, sets...)
-			}
+		for _, ns := range nss {
+			setsOf[ns] = b.indexSets(ns, q)
 		}
-		if len(nss) > 0 {
-			if _, err := pipe.Exec(ctx); err != nil {
-				return nil, unavailable(err)
+		err := again(ctx, func() error {
+			pipe := b.c.Pipeline()
+			for i, ns := range nss {
+				if sets := setsOf[ns]; len(sets) == 1 {
+					cmds[i] = pipe.SMembers(ctx, sets[0])
+				} else {
+					cmds[i] = pipe.SInter(ctx, sets...)
+				}
 			}
+			_, err := pipe.Exec(ctx)
+			return err
+		})
+		if len(nss) > 0 && err != nil {
+			return nil, err
 		}
 		for i, ns := range nss {
 			for _, key := range cmds[i].Val() {
@@ -142,13 +149,17 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	pipe := b.c.Pipeline()
 	cmds := make([]*goredis.MapStringStringCmd, len(cands))
-	for i, c := range cands {
-		cmds[i] = pipe.HGetAll(ctx, b.k.head(c.ns, c.key))
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, unavailable(err)
+	err = again(ctx, func() error {
+		pipe := b.c.Pipeline()
+		for i, c := range cands {
+			cmds[i] = pipe.HGetAll(ctx, b.k.head(c.ns, c.key))
+		}
+		_, err := pipe.Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	var out []*backend.Head
 	for i, c := range cands {
@@ -282,13 +293,22 @@ func (b *redisBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[c
 	if len(refs) == 0 {
 		return out, nil
 	}
-	pipe := b.c.Pipeline()
 	cmds := make([]*goredis.StringCmd, len(refs))
-	for i, r := range refs {
-		cmds[i] = pipe.HGet(ctx, b.k.part(r.Namespace, r.Digest), pFrame)
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
-		return nil, unavailable(err)
+	err := again(ctx, func() error {
+		pipe := b.c.Pipeline()
+		for i, r := range refs {
+			cmds[i] = pipe.HGet(ctx, b.k.part(r.Namespace, r.Digest), pFrame)
+		}
+		_, _ = pipe.Exec(ctx)
+		for _, c := range cmds {
+			if err := c.Err(); err != nil && !errors.Is(err, goredis.Nil) {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for i, r := range refs {
 		f, err := cmds[i].Bytes()

@@ -1,8 +1,11 @@
 package redis
 
 import (
+	"context"
 	"errors"
+	"math/rand/v2"
 	"strings"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -55,4 +58,40 @@ func refused(err error) bool {
 func isTransport(err error) bool {
 	var re goredis.Error
 	return !errors.As(err, &re)
+}
+
+// transient reports whether err is a reply saying the command was not run
+// for now (a slot being moved, a Cluster without a primary for a while, a
+// server loading or just demoted) and can be sent again as it is. go-redis
+// retries these itself, a few times; a write sends them again for longer,
+// since a resharding or a failover takes seconds.
+func transient(err error) bool {
+	if _, ok := goredis.IsMovedError(err); ok {
+		return true
+	}
+	if _, ok := goredis.IsAskError(err); ok {
+		return true
+	}
+	return goredis.IsTryAgainError(err) || goredis.IsClusterDownError(err) || goredis.IsLoadingError(err) ||
+		goredis.IsReadOnlyError(err) || goredis.IsMasterDownError(err)
+}
+
+// again runs fn until it returns nil or an error that is not transient
+// (transientRetries times at most, while ctx lasts), and wraps a failure
+// with unavailable.
+func again(ctx context.Context, fn func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := fn()
+		if err == nil {
+			return nil
+		}
+		if !transient(err) || attempt >= transientRetries {
+			return unavailable(err)
+		}
+		select {
+		case <-ctx.Done():
+			return unavailable(errors.Join(err, ctx.Err()))
+		case <-time.After(time.Duration(10+rand.IntN(40)) * time.Millisecond):
+		}
+	}
 }

@@ -88,7 +88,7 @@ func newClient(conn string) (goredis.UniversalClient, settings, error) {
 	}
 	u, err := url.Parse(conn)
 	if err != nil {
-		return nil, set, fmt.Errorf("connection string is not a URL: %w", err)
+		return nil, set, fmt.Errorf("connection string is not a URL: %w", scrubURLError(err))
 	}
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
 		return nil, set, fmt.Errorf("connection string scheme %q: want redis:// or rediss://", u.Scheme)
@@ -133,7 +133,7 @@ func newClient(conn string) (goredis.UniversalClient, settings, error) {
 	case master != "":
 		o, err := goredis.ParseFailoverURL(u.String())
 		if err != nil {
-			return nil, set, scrubURLError(err)
+			return nil, set, fmt.Errorf("connection string: %w", scrubURLError(err))
 		}
 		o.ContextTimeoutEnabled = true
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
@@ -143,7 +143,7 @@ func newClient(conn string) (goredis.UniversalClient, settings, error) {
 	case several || cluster:
 		o, err := goredis.ParseClusterURL(u.String())
 		if err != nil {
-			return nil, set, scrubURLError(err)
+			return nil, set, fmt.Errorf("connection string: %w", scrubURLError(err))
 		}
 		o.ContextTimeoutEnabled = true
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
@@ -153,7 +153,7 @@ func newClient(conn string) (goredis.UniversalClient, settings, error) {
 	default:
 		o, err := goredis.ParseURL(u.String())
 		if err != nil {
-			return nil, set, scrubURLError(err)
+			return nil, set, fmt.Errorf("connection string: %w", scrubURLError(err))
 		}
 		o.ContextTimeoutEnabled = true
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
@@ -211,7 +211,7 @@ func boolParam(q url.Values, name string) (bool, error) {
 func scrubURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("connection string: %v", ue.Err)
+		return ue.Err
 	}
-	return fmt.Errorf("connection string: %w", err)
+	return err
 }

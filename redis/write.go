@@ -20,6 +20,11 @@ import (
 // script) more often than the retry policy allows: nothing was written.
 var errConflict = errors.New("the release kept changing under this write: nothing was written, retrying is safe")
 
+// transientRetries bounds how often a write script refused for now
+// (transient) is sent again: about 20 s at most, as long as a Cluster
+// failover takes.
+const transientRetries = 400
+
 // partOp is one change of a part's references by a write.
 type partOp struct {
 	d     codec.Digest
@@ -108,9 +113,13 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 		}
 		args = append(args, at(b.k.part(w.ns, p.d)), p.d.String(), p.delta, flag(p.want), flag(sent[p.d]), kind, size, frame)
 	}
-	reply, err := writeScript.Run(ctx, b.c, ks, args...).Slice()
+	var reply []interface{}
+	err := again(ctx, func() (err error) {
+		reply, err = writeScript.Run(ctx, b.c, ks, args...).Slice()
+		return err
+	})
 	if err != nil {
-		return nil, unavailable(err)
+		return nil, err
 	}
 	res, err := parseResult(reply)
 	if err != nil {
@@ -283,9 +292,13 @@ func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*cod
 
 // readHead returns the stored head of key in ns and its rev.
 func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*backend.Head, map[string]string, error) {
-	m, err := b.c.HGetAll(ctx, b.k.head(ns, key)).Result()
+	var m map[string]string
+	err := again(ctx, func() (err error) {
+		m, err = b.c.HGetAll(ctx, b.k.head(ns, key)).Result()
+		return err
+	})
 	if err != nil {
-		return nil, nil, unavailable(err)
+		return nil, nil, err
 	}
 	if len(m) == 0 {
 		return nil, nil, driver.ErrReleaseNotFound

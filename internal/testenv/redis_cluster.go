@@ -1,0 +1,183 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// RedisClusterEnv names a Redis Cluster for tests: its node addresses,
+// comma-separated (host:port,host:port,...).
+const RedisClusterEnv = "HELMSTORE_TEST_REDIS_CLUSTER"
+
+// RedisCluster is a Redis Cluster of private redis-server processes on
+// loopback ports, each in its own temporary directory.
+type RedisCluster struct {
+	// Nodes in the order started: the primaries first, then the replicas
+	// (as redis-cli --cluster create assigns them; a failover changes
+	// the roles, see Primaries).
+	Nodes []*RedisNode
+}
+
+// URL returns a connection string naming every node.
+func (c *RedisCluster) URL() string {
+	addrs := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		addrs[i] = n.Addr
+	}
+	return "redis://" + strings.Join(addrs, ",")
+}
+
+// Client returns a go-redis Cluster client over the nodes.
+func (c *RedisCluster) Client() *goredis.ClusterClient {
+	addrs := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		addrs[i] = n.Addr
+	}
+	return goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: addrs})
+}
+
+// NodeFor returns the node currently serving key's slot as primary.
+func (c *RedisCluster) NodeFor(ctx context.Context, key string) (*RedisNode, error) {
+	for _, n := range c.Nodes {
+		cl := n.Client()
+		role, err := cl.Do(ctx, "ROLE").Slice()
+		if err != nil || len(role) == 0 || role[0] != "master" {
+			cl.Close()
+			continue
+		}
+		err = cl.Do(ctx, "EXISTS", key).Err()
+		cl.Close()
+		if err == nil {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("no primary serves %q", key)
+}
+
+var (
+	clusterOnce sync.Once
+	clusterURL  string
+	clusterErr  error
+)
+
+// SharedRedisCluster returns the connection string of a Redis Cluster the
+// tests of this process share (each keeping to its own key prefix): the one
+// in HELMSTORE_TEST_REDIS_CLUSTER, else three primaries started here.
+func SharedRedisCluster(t testing.TB) string {
+	t.Helper()
+	clusterOnce.Do(func() {
+		if a := os.Getenv(RedisClusterEnv); a != "" {
+			clusterURL = "redis://" + a
+			return
+		}
+		var c *RedisCluster
+		c, clusterErr = startRedisCluster(3, 0)
+		if clusterErr == nil {
+			clusterURL = c.URL()
+		}
+	})
+	if clusterErr != nil {
+		Unavailable(t, "Redis Cluster", clusterErr)
+	}
+	return clusterURL
+}
+
+// StartRedisCluster starts a private cluster of primaries, each with
+// replicas replicas, stopped when t ends.
+func StartRedisCluster(t testing.TB, primaries, replicas int) *RedisCluster {
+	t.Helper()
+	c, err := startRedisCluster(primaries, replicas)
+	if err != nil {
+		Unavailable(t, "Redis Cluster", err)
+	}
+	t.Cleanup(func() {
+		for _, n := range c.Nodes {
+			n.Kill()
+		}
+	})
+	return c
+}
+
+func startRedisCluster(primaries, replicas int) (*RedisCluster, error) {
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		return nil, errors.New("redis-cli is not installed (Debian's redis-tools; `make test` installs redis-server, which brings it)")
+	}
+	c := &RedisCluster{}
+	fail := func(err error) (*RedisCluster, error) {
+		for _, n := range c.Nodes {
+			n.Kill()
+		}
+		return nil, err
+	}
+	for i := 0; i < primaries*(1+replicas); i++ {
+		n, err := startRedisNode([]string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+			"--cluster-node-timeout", "2000", "--appendonly", "no"})
+		if err != nil {
+			return fail(err)
+		}
+		c.Nodes = append(c.Nodes, n)
+	}
+	args := []string{"--cluster", "create"}
+	for _, n := range c.Nodes {
+		args = append(args, n.Addr)
+	}
+	args = append(args, "--cluster-replicas", fmt.Sprint(replicas), "--cluster-yes")
+	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("redis-cli %s: %v: %s", strings.Join(args, " "), err, lastBytes(string(out), 1500)))
+	}
+	if err := c.WaitHealthy(60 * time.Second); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+// WaitHealthy waits until every running node reports cluster_state:ok and
+// every slot served, and each replica has finished its initial sync.
+func (c *RedisCluster) WaitHealthy(d time.Duration) error {
+	deadline := time.Now().Add(d)
+	var last string
+	for time.Now().Before(deadline) {
+		ok := true
+		for _, n := range c.Nodes {
+			n.mu.Lock()
+			up := n.cmd != nil
+			n.mu.Unlock()
+			if !up {
+				continue
+			}
+			cl := n.Client()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			info, err := cl.ClusterInfo(ctx).Result()
+			repl, rerr := cl.Info(ctx, "replication").Result()
+			cancel()
+			cl.Close()
+			if err != nil || rerr != nil {
+				ok, last = false, fmt.Sprintf("%s: %v %v", n.Addr, err, rerr)
+				break
+			}
+			if !strings.Contains(info, "cluster_state:ok") || !strings.Contains(info, "cluster_slots_ok:16384") {
+				ok, last = false, n.Addr+": "+strings.ReplaceAll(info, "\r\n", " ")
+				break
+			}
+			if strings.Contains(repl, "role:slave") && !strings.Contains(repl, "master_link_status:up") {
+				ok, last = false, n.Addr+": replica not in sync"
+				break
+			}
+		}
+		if ok {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("the Redis Cluster did not become healthy: %s", lastBytes(last, 600))
+}

@@ -1,0 +1,7 @@
+package redis
+
+import "errors"
+
+// IsUnavailable reports whether err says Redis could not be reached or
+// used (for tests in package redis_test).
+func IsUnavailable(err error) bool { return errors.Is(err, errUnavailable) }
