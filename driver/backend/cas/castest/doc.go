@@ -1,0 +1,18 @@
+// Package castest is an in-memory cas.ObjectStore with injectable faults,
+// for testing the no-transaction protocol of package cas and the backends
+// built on it (crsplit, Cosmos DB).
+//
+// A Store is one process's connection to shared data. Each process runs a
+// Plan that decides, call by call, whether the call runs normally, fails
+// with nothing applied (Fail), is applied but loses its answer
+// (LoseAnswer), kills the process before or after it (Crash, CrashAfter),
+// or is answered from an out-of-date cache (Stale). A process that died
+// fails every later call, from its background goroutines too, and another
+// process over the same data (Store.Process) then sees, and cleans up,
+// what it left. Plans are deterministic: At and CrashAt pick the n-th
+// write; Random draws faults from a seed and the call's number.
+//
+// The package's own tests run the protocol through thousands of such crash
+// points (crash_test.go) and the drivertest conformance suite on a
+// fault-free Store.
+package castest
