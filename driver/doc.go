@@ -27,5 +27,11 @@
 // re-exported here) wrapped in a *ReleaseError that names the operation,
 // namespace and key, so errors.Is works. The one exception is Query with no
 // match, which returns ErrReleaseNotFound itself, as Helm's drivers do,
-// because `helm upgrade --install` compares that error with ==.
+// because `helm upgrade --install` compares that error with ==. helmstore's
+// own portable errors, the same for every backend, are ErrCorrupt (stored
+// bytes that do not decode or match their digest), ErrUnavailable (the
+// store's service cannot be reached or failed; never "not found") and
+// ErrConflict (a write on a store without transactions that kept losing
+// races with concurrent writers; nothing was written). Concurrent writers
+// of one release follow Helm's drivers: the last writer wins.
 package driver

@@ -1,11 +1,10 @@
 package driver
 
 import (
+	"errors"
 	"fmt"
 
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
-
-	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // Helm's own sentinel errors, re-exported so callers need one import.
@@ -18,9 +17,41 @@ var (
 	ErrInvalidKey = helmdriver.ErrInvalidKey
 )
 
-// ErrCorrupt is wrapped by errors about stored bytes that fail to decode or
-// whose SHA-256 does not match their digest. The error names the release.
-var ErrCorrupt = codec.ErrCorrupt
+// helmstore's own portable errors: every backend wraps the same values, so a
+// caller tests errors.Is(err, driver.ErrUnavailable) whatever the store.
+var (
+	// ErrCorrupt is wrapped by errors about stored bytes that fail to decode
+	// or whose SHA-256 does not match their digest. The error names the
+	// release.
+	ErrCorrupt = errors.New("stored data is corrupted")
+
+	// ErrConflict is wrapped by the error of a write (Create, Update or
+	// Delete) that lost its compare-and-swap race with concurrent writers
+	// more often than the store's retry policy allows before the
+	// operation's deadline. Nothing was written, so retrying is safe. Only
+	// stores without multi-object transactions race this way (crsplit,
+	// and backends on driver/backend/cas); SQL stores never return it.
+	//
+	// A stale Update is not a conflict: an Update of a release that another
+	// store changed since this one read it overwrites it (last writer wins,
+	// as in all of Helm's own drivers), because Helm's actions rely on it:
+	// an upgrade Creates revision N+1 and then Updates N to "superseded",
+	// and failing that Update would leave two deployed revisions. Helm
+	// guards concurrent upgrades with Create's ErrReleaseExists instead.
+	ErrConflict = errors.New("write kept losing to concurrent writers; nothing was written")
+
+	// ErrUnavailable is wrapped when the store's service cannot be reached
+	// (connection refused or reset, DNS failure, dial or I/O timeout) or
+	// answers with a transport or server failure (a server that is
+	// shutting down, out of resources, or an HTTP 5xx), so that callers can
+	// tell "server down" from ErrReleaseNotFound or ErrCorrupt: an
+	// unreachable store is never "not found". A write that fails this way
+	// may or may not have been applied when only the answer was lost; the
+	// store stays consistent either way (every write is atomic), and a
+	// Get tells which. Errors about the request itself (a bad release, a
+	// permission denied) do not wrap it.
+	ErrUnavailable = errors.New("storage service unavailable")
+)
 
 // ReleaseError is the error every Store method returns for a failure that
 // concerns one release. Err is the cause: a Helm sentinel for the outcomes

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/cli"
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 
@@ -45,10 +47,44 @@ func ExampleOpen() {
 	// Output: web 1 deployed 1.0.0
 }
 
-// Unknown driver names get an error listing the names Open can open, and
-// the import that registers helmstore's names not yet registered.
+// Unknown driver names get an error listing the names Open can open (here
+// package sql's and ExampleRegister's "appdata"), and the import that
+// registers helmstore's names not yet registered.
 func ExampleOpen_unknown() {
 	_, err := driver.Open(context.Background(), "etcd", "")
 	fmt.Println(err)
-	// Output: helmstore: unknown storage driver "etcd": registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit
+	// Output: helmstore: unknown storage driver "etcd": registered backends are appdata, mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit
+}
+
+// Init is a drop-in for action.Configuration.Init: HELM_DRIVER picks the
+// store and HELM_DRIVER_<NAME>_CONNECTION_STRING says where it is. Inits
+// for other namespaces share the store's pool; each sees its own releases.
+func ExampleInit() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	os.Setenv("HELM_DRIVER", "sqlite")
+	os.Setenv("HELM_DRIVER_SQLITE_CONNECTION_STRING", filepath.Join(dir, "helm.db"))
+	defer os.Unsetenv("HELM_DRIVER")
+	defer os.Unsetenv("HELM_DRIVER_SQLITE_CONNECTION_STRING")
+
+	settings := cli.New()
+	teamA, teamB := new(action.Configuration), new(action.Configuration)
+	for ns, cfg := range map[string]*action.Configuration{"team-a": teamA, "team-b": teamB} {
+		if err := driver.Init(cfg, settings.RESTClientGetter(), ns, os.Getenv("HELM_DRIVER"), nil); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	rls := &release.Release{Name: "web", Namespace: "team-a", Version: 1, Info: &release.Info{Status: release.StatusDeployed}}
+	if err := teamA.Releases.Create(rls); err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := teamA.Releases.Deployed("web")
+	fmt.Println(teamA.Releases.Name(), got.Name, got.Version, err)
+	_, err = teamB.Releases.Deployed("web")
+	fmt.Println(err)
+	// Output:
+	// sqlite web 1 <nil>
+	// "web" has no deployed releases
 }

@@ -124,10 +124,6 @@ func scrub(err error, conn string) error {
 	return errors.New(clean)
 }
 
-// ScrubError returns err with any password from conn removed from its text.
-// Backends use it for errors that may quote their connection string.
-func ScrubError(err error, conn string) error { return scrub(err, conn) }
-
 // delimiters are the characters at which connection string parsers split
 // text: a parser that read a password differently (cut at a '?' or '@',
 // say) and redacted its own idea of it may still quote the rest.

@@ -215,6 +215,9 @@ func Open(ctx context.Context, name, connectionString string, opts ...Option) (S
 	}
 	cfg := newConfig(name, connectionString, opts)
 	s, err := open(ctx, cfg)
+	if err == nil && s == nil {
+		err = errors.New("the backend's opener returned no store and no error")
+	}
 	if err != nil {
 		return nil, &OpenError{Driver: name, Conn: Redact(connectionString), Err: scrub(err, connectionString)}
 	}

@@ -8,17 +8,31 @@ import (
 
 // withRegistered makes names the only registered backends for the test.
 func withRegistered(t *testing.T, names ...string) {
+	m := map[string]Opener{}
+	for _, n := range names {
+		m[n] = func(context.Context, *Config) (Store, error) { return nil, errors.New("not for opening") }
+	}
+	withOpeners(t, m)
+}
+
+// withOpeners makes these the only registered backends for the test, and
+// starts it with no store shared by Init.
+func withOpeners(t *testing.T, m map[string]Opener) {
 	regMu.Lock()
 	saved := openers
-	openers = map[string]Opener{}
-	for _, n := range names {
-		openers[n] = func(context.Context, *Config) (Store, error) { return nil, errors.New("not for opening") }
-	}
+	openers = m
 	regMu.Unlock()
+	sharedMu.Lock()
+	savedShared := shared
+	shared = map[sharedKey]*sharedOpen{}
+	sharedMu.Unlock()
 	t.Cleanup(func() {
 		regMu.Lock()
 		openers = saved
 		regMu.Unlock()
+		sharedMu.Lock()
+		shared = savedShared
+		sharedMu.Unlock()
 	})
 }
 

@@ -3,11 +3,12 @@ package codec
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Frame type byte values (the first byte of every stored frame).
@@ -94,8 +95,9 @@ func Compress(raw []byte) []byte {
 }
 
 // ErrCorrupt is wrapped by every error about stored bytes that cannot be
-// decoded or whose digest does not match.
-var ErrCorrupt = errors.New("stored data is corrupted")
+// decoded or whose digest does not match. It is driver.ErrCorrupt, so
+// callers of a Store test for it without importing the codec.
+var ErrCorrupt = driver.ErrCorrupt
 
 // Decompress returns the raw bytes held in frame (of a sealed head body, the
 // bytes inside the seal, unchecked), refusing more than MaxPartBytes.
