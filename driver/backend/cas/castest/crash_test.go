@@ -27,6 +27,18 @@ type run struct {
 	plan    castest.Plan
 	desc    string // how to name the run in a report (reproducible)
 	readers bool   // a reader process checks what it sees during the run
+	// wrap, if set, wraps every process's object store (to break it on
+	// purpose).
+	wrap func(cas.ObjectStore) cas.ObjectStore
+}
+
+// store returns the object store of process s for the run.
+func (r run) store(s *castest.Store) cas.ObjectStore {
+	os := objectStore(s, r.adder)
+	if r.wrap != nil {
+		os = r.wrap(os)
+	}
+	return os
 }
 
 func (r run) name() string {
@@ -60,7 +72,7 @@ func (r run) exec() result {
 	var res result
 	bad := func(format string, a ...any) { res.violations = append(res.violations, fmt.Sprintf(format, a...)) }
 	data := castest.New(nil)
-	setup, _ := open(objectStore(data, r.adder), driver.DefaultCacheBytes)
+	setup, _ := open(r.store(data), driver.DefaultCacheBytes)
 	for _, o := range r.sc.setup {
 		if err := o.run(setup); err != nil {
 			bad("setup %s: %v", o, err)
@@ -95,11 +107,11 @@ func (r run) exec() result {
 	}
 
 	proc := data.Process(r.plan)
-	s, _ := open(objectStore(proc, r.adder), driver.DefaultCacheBytes)
+	s, _ := open(r.store(proc), driver.DefaultCacheBytes)
 	var wg sync.WaitGroup
 	var otherErr error
 	if r.sc.other != nil {
-		o, _ := open(objectStore(data.Process(nil), r.adder), driver.DefaultCacheBytes)
+		o, _ := open(r.store(data.Process(nil)), driver.DefaultCacheBytes)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -117,7 +129,7 @@ func (r run) exec() result {
 	var readerMu sync.Mutex
 	var reads atomic.Int64
 	if r.readers {
-		rd, _ := open(data.Process(nil), 0)
+		rd, _ := open(r.store(data.Process(nil)), 0)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -199,7 +211,7 @@ func (r run) exec() result {
 		bad("the other process (no faults) failed: %v", otherErr)
 	}
 
-	check, cb := open(data.Process(nil), 0)
+	check, cb := open(r.store(data.Process(nil)), 0)
 	defer check.Close()
 	// The state: the ops before the failed one happened, the failed one
 	// wholly or not at all, none after it.
@@ -207,7 +219,7 @@ func (r run) exec() result {
 	if failed < len(r.sc.ops) {
 		want = append(want, mine[failed+1])
 	}
-	seen, err := snapshot(check)
+	seen, err := snapshot(check, allowed)
 	if err != nil {
 		bad("reading back: %v", err)
 	}
@@ -233,7 +245,7 @@ func (r run) exec() result {
 	if err := cb.Collect(ctx, ns); err != nil {
 		bad("collect: %v", err)
 	}
-	after, err := snapshot(check)
+	after, err := snapshot(check, allowed)
 	if err != nil {
 		bad("reading back after collect: %v", err)
 	}
@@ -278,12 +290,24 @@ func tail(s []string, n int) []string {
 
 // snapshot reads every release of the namespace: List, and Get of each,
 // which must agree.
-func snapshot(s driver.Store) (map[string]string, error) {
+// Every key of keys that List left out must be not found: a release that
+// cannot be read (missing parts) is skipped by List, but Get reports it.
+func snapshot(s driver.Store, keys map[string]map[string]bool) (out map[string]string, err error) {
 	rs, err := s.List(func(*release.Release) bool { return true })
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
+	out = map[string]string{}
+	defer func() {
+		for k := range keys {
+			if _, ok := out[k]; ok {
+				continue
+			}
+			if _, gerr := s.Get(k); !errors.Is(gerr, driver.ErrReleaseNotFound) && err == nil {
+				err = fmt.Errorf("get %s, which list left out: %v", k, gerr)
+			}
+		}
+	}()
 	for _, r := range rs {
 		k := key(r.Name, r.Version)
 		out[k] = canon(r)

@@ -31,7 +31,7 @@ var protocol = cas.Config{
 // 0 makes every read go to the object store.
 func open(os cas.ObjectStore, cacheBytes int64) (driver.Store, *cas.Backend) {
 	b := cas.New(os, protocol)
-	s := backend.New(b, &driver.Config{Name: "castest", CacheBytes: cacheBytes, Timeout: 30 * time.Second})
+	s := backend.New(b, &driver.Config{Name: "castest", CacheBytes: cacheBytes, Timeout: 30 * time.Second, Log: func(string, ...interface{}) {}})
 	return s.Namespace(ns), b
 }
 
@@ -220,4 +220,3 @@ func canon(r *release.Release) string {
 	b, _ = json.Marshal(&c)
 	return string(b)
 }
-
