@@ -16,15 +16,22 @@
 //     goes in another namespace, Query racing Update, 16 goroutines
 //     upgrading one release on one store and on a store each;
 //  8. hostile input: what every backend must accept and refuse alike
-//     (label limits, reserved labels, values too deep to read back, empty
-//     query values, names and namespaces no write accepts);
+//     (label limits, values too deep to read back, empty query values,
+//     names and namespaces no write accepts);
 //  9. damaged stored data (flipped, truncated, swapped, missing, bombs),
 //     through the backend's Tamperer: driver.ErrCorrupt for that release
 //     only, which stays deletable;
 //  10. values-only upgrades (stored as deltas by helmstore's engine):
 //     revisions deleted in various orders, by another store, concurrently
 //     with upgrades; every revision left reads back whole, and nothing is
-//     left once the last is deleted.
+//     left once the last is deleted;
+//  11. last writer wins: an Update from a stale read (on another store too)
+//     succeeds and is what every store then reads; 16 writers updating one
+//     release at once, on one store and on a store each, all succeed and
+//     leave exactly one of their releases, whole;
+//  12. reserved labels: a custom label under helmstore.io/ is refused on
+//     Create and Update with an error naming the release and the label,
+//     and nothing is stored.
 package drivertest
 
 import (
@@ -78,6 +85,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Hostile", func(t *testing.T) { testHostile(t, h) })
 	t.Run("Damage", func(t *testing.T) { testDamage(t, h) })
 	t.Run("Deltas", func(t *testing.T) { testDeltas(t, h) })
+	t.Run("LastWriterWins", func(t *testing.T) { testLastWriterWins(t, h) })
+	t.Run("ReservedLabels", func(t *testing.T) { testReservedLabels(t, h) })
 }
 
 func (h Harness) open(t *testing.T) driver.Store {
