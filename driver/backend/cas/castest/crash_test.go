@@ -440,7 +440,7 @@ func TestCrashPoints(t *testing.T) {
 			}
 		}
 	}
-	seeds := 600
+	seeds := 400
 	if testing.Short() {
 		seeds = 100
 	}
