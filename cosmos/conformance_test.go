@@ -1,0 +1,43 @@
+package cosmos
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/drivertest"
+)
+
+// harness opens each store on a new container of the test server; Reopen
+// is a second client on the same container.
+func harness() drivertest.Harness {
+	var mu sync.Mutex
+	conns := map[driver.Store]string{}
+	open := func(t *testing.T, conn string, opts ...driver.Option) driver.Store {
+		s, _ := openTest(t, conn, options{}, opts...)
+		mu.Lock()
+		conns[s] = conn
+		mu.Unlock()
+		return s
+	}
+	return drivertest.Harness{
+		Open: func(t *testing.T) driver.Store { return open(t, connString(t)) },
+		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
+			mu.Lock()
+			conn, ok := conns[s]
+			mu.Unlock()
+			if !ok {
+				t.Fatal("Reopen of a store Open did not return")
+			}
+			return open(t, conn, opts...)
+		},
+	}
+}
+
+// TestConformance runs the whole drivertest suite on the Cosmos DB test
+// server (32 MiB release included), then checks the size of every item it
+// wrote against Cosmos DB's 2 MB limit.
+func TestConformance(t *testing.T) {
+	drivertest.Run(t, harness())
+	checkSizes(t)
+}

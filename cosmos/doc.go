@@ -1,0 +1,40 @@
+// Package cosmos stores Helm releases in an Azure Cosmos DB for NoSQL
+// container (HELM_DRIVER=cosmos), on the no-transaction protocol of package
+// cas: every object (head, part, chunk) is one item, its Version the item's
+// ETag, every compare-and-swap a write with IfMatchEtag. No transactional
+// batch is used: parts are written first and the head last, as on
+// Kubernetes, so a release of any size (each item stays under Cosmos DB's
+// 2 MB limit: see MaxItemBytes and the chunk sizes) is atomic for readers.
+//
+// # Connection string
+//
+// HELM_DRIVER_COSMOS_CONNECTION_STRING takes Azure's form plus the database
+// and container:
+//
+//	AccountEndpoint=https://ACCOUNT.documents.azure.com:443/;AccountKey=KEY;Database=helm;Container=releases;
+//
+// Without AccountKey the store authenticates with Azure AD through
+// azidentity's default credential chain (workload identity on a cluster).
+// Database and Container default to "helm" and "releases" and are created
+// when missing (partition key /pk, IndexingPolicy). InsecureSkipVerify=true
+// accepts any TLS certificate (test servers, the emulator). The key never
+// appears in errors or logs.
+//
+// # Layout
+//
+// Partition keys (partitionKey): "h/<namespace>/<release>" for heads, so
+// that History and Deployed, Helm's queries by release name, are
+// single-partition queries; "p/<namespace>/<kind>/<digest>" for each part;
+// "c/<namespace>/<owner UID>" for the chunks of one frame. Listing a
+// namespace or all namespaces is a cross-partition query on the indexed
+// fields k (kind), ns, n (name), lkv (labels) and lk (label keys); bodies
+// and chunk data are not indexed.
+//
+// # Consistency
+//
+// The protocol reads what it compares and swaps: with several writers on
+// one account, give the account Strong consistency (or keep them in one
+// region with Session consistency, accepting that a read may lag; every
+// write is still a compare-and-swap on the ETag, so a stale read only costs
+// a retry).
+package cosmos

@@ -1,0 +1,81 @@
+package cosmos
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// cosmosItemLimit is Cosmos DB's item limit (2 MB of UTF-8 JSON), which the
+// test server does not enforce: the tests measure every item written.
+const cosmosItemLimit = 2 << 20
+
+// sizes records the largest item JSON written, per kind, by every store
+// the tests open.
+type sizes struct {
+	mu    sync.Mutex
+	max   map[cas.Kind]int
+	count int
+}
+
+var itemSizes = &sizes{max: map[cas.Kind]int{}}
+
+func (s *sizes) observe(k cas.Kind, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.count++
+	if n > s.max[k] {
+		s.max[k] = n
+	}
+}
+
+func (s *sizes) snapshot() (map[cas.Kind]int, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[cas.Kind]int{}
+	for k, v := range s.max {
+		out[k] = v
+	}
+	return out, s.count
+}
+
+// checkSizes fails t if any item written so far was over the limit.
+func checkSizes(t *testing.T) {
+	t.Helper()
+	max, n := itemSizes.snapshot()
+	for k, v := range max {
+		t.Logf("largest %s item: %d bytes of JSON (%d items written in all)", kindName(k), v, n)
+		if v > cosmosItemLimit {
+			t.Errorf("a %s item of %d bytes was written: over Cosmos DB's %d-byte limit", kindName(k), v, cosmosItemLimit)
+		}
+	}
+}
+
+// connString returns a connection string for a new container of the test
+// server.
+func connString(t testing.TB) string {
+	endpoint := testenv.Cosmos(t)
+	return "AccountEndpoint=" + endpoint + "/;AccountKey=" + testenv.CosmosKey + ";Database=helmstore-test;Container=" +
+		testenv.UniqueName("c") + ";InsecureSkipVerify=true;"
+}
+
+// openTest opens a store on conn with o, closed when t ends.
+func openTest(t testing.TB, conn string, o options, opts ...driver.Option) (driver.Store, *cas.Backend) {
+	t.Helper()
+	cfg := &driver.Config{Name: Name, ConnectionString: conn, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout}
+	for _, opt := range opts {
+		opt(cfg)
+	}
+	if o.observe == nil {
+		o.observe = itemSizes.observe
+	}
+	s, b, err := open(context.Background(), cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, b
+}

@@ -1,0 +1,77 @@
+package cosmos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/helmstore/helmstore/driver/backend/cas"
+)
+
+// ErrUnavailable is wrapped by errors of a Cosmos DB account that could not
+// be reached or answered with a transport or server failure (5xx, or 429
+// until the operation's deadline): never "not found".
+var ErrUnavailable = errors.New("Cosmos DB is unavailable")
+
+// substatusOwnerMissing is Cosmos DB's sub-status of a 404 for a missing
+// database or container (as opposed to a missing item).
+const substatusOwnerMissing = "1003"
+
+// statusOf returns the HTTP status and sub-status of a Cosmos DB error, or
+// 0 if err is not a response.
+func statusOf(err error) (int, string) {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		sub := ""
+		if re.RawResponse != nil {
+			sub = re.RawResponse.Header.Get("x-ms-substatus")
+		}
+		return re.StatusCode, sub
+	}
+	return 0, ""
+}
+
+// mapError turns an error of a call on the object what into the protocol's
+// sentinels (404 item: cas.ErrNotFound, 409: cas.ErrExists, 412:
+// cas.ErrVersionMismatch) or a described error; transport and server
+// failures wrap ErrUnavailable. The SDK's error text (which quotes the
+// request URL and the service's message, never the key) is kept.
+func mapError(op, what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	code, sub := statusOf(err)
+	switch {
+	case code == http.StatusNotFound && sub != substatusOwnerMissing:
+		return fmt.Errorf("cosmos %s %s: %w", op, what, cas.ErrNotFound)
+	case code == http.StatusNotFound:
+		return fmt.Errorf("cosmos %s %s: the database or container does not exist (%s)", op, what, brief(err))
+	case code == http.StatusConflict:
+		return fmt.Errorf("cosmos %s %s: %w", op, what, cas.ErrExists)
+	case code == http.StatusPreconditionFailed:
+		return fmt.Errorf("cosmos %s %s: %w", op, what, cas.ErrVersionMismatch)
+	case code == http.StatusRequestEntityTooLarge:
+		return fmt.Errorf("cosmos %s %s: the item is larger than Cosmos DB accepts (%s)", op, what, brief(err))
+	case code == http.StatusTooManyRequests || code >= 500 || code == http.StatusRequestTimeout:
+		return fmt.Errorf("cosmos %s %s: %w: %s", op, what, ErrUnavailable, brief(err))
+	case code != 0:
+		return fmt.Errorf("cosmos %s %s: %s", op, what, brief(err))
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("cosmos %s %s: %w", op, what, err)
+	default:
+		return fmt.Errorf("cosmos %s %s: %w: %w", op, what, ErrUnavailable, err)
+	}
+}
+
+// brief is the first line of a response error (the SDK's text runs over
+// many lines).
+func brief(err error) string {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return fmt.Sprintf("HTTP %d %s", re.StatusCode, re.ErrorCode)
+	}
+	return err.Error()
+}

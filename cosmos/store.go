@@ -1,0 +1,229 @@
+package cosmos
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/internal/codec"
+)
+
+// objectStore is cas.ObjectStore (and cas.ReferrerAdder) over one Cosmos DB
+// container: each object one item, Version its ETag.
+type objectStore struct {
+	c *azcosmos.ContainerClient
+	// observe, if set, sees the JSON size of every item written (tests).
+	observe func(kind cas.Kind, size int)
+}
+
+var (
+	_ cas.ObjectStore   = (*objectStore)(nil)
+	_ cas.ReferrerAdder = (*objectStore)(nil)
+)
+
+// newUID returns a fresh object UID: 32 hexadecimal digits (no '-', so that
+// chunk names, <uid>-<i>, lead back to their owner's partition).
+func newUID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func describe(ref cas.Ref) string {
+	return fmt.Sprintf("%s %s in namespace %s", kindName(ref.Kind), ref.Name, ref.Namespace)
+}
+
+// encode marshals it, refusing an item over MaxItemBytes.
+func (s *objectStore) encode(ref cas.Ref, it *item) ([]byte, error) {
+	b, err := json.Marshal(it)
+	if err != nil {
+		return nil, err
+	}
+	if s.observe != nil {
+		s.observe(ref.Kind, len(b))
+	}
+	if len(b) > MaxItemBytes {
+		return nil, fmt.Errorf("cosmos: %s would be a %d-byte item, over the %d bytes Cosmos DB accepts (labels too large?)", describe(ref), len(b), MaxItemBytes)
+	}
+	return b, nil
+}
+
+// Create implements cas.ObjectStore.
+func (s *objectStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, error) {
+	it := toItem(obj)
+	it.UID, it.Created = newUID(), time.Now().UnixMilli()
+	body, err := s.encode(obj.Ref(), it)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.c.CreateItem(ctx, azcosmos.NewPartitionKeyString(it.PK), body, nil)
+	if err != nil {
+		return nil, mapError("create", describe(obj.Ref()), err)
+	}
+	out := *obj
+	out.UID, out.Version, out.Created = it.UID, string(resp.ETag), time.UnixMilli(it.Created)
+	out.StoredBytes = int64(len(body))
+	return &out, nil
+}
+
+// Get implements cas.ObjectStore. Cosmos DB has no cache to read from:
+// ReadOptions are ignored (a point read costs the same either way).
+func (s *objectStore) Get(ctx context.Context, ref cas.Ref, _ cas.ReadOptions) (*cas.Object, error) {
+	resp, err := s.c.ReadItem(ctx, azcosmos.NewPartitionKeyString(partitionKey(ref)), itemID(ref.Name), nil)
+	if err != nil {
+		return nil, mapError("read", describe(ref), err)
+	}
+	return decode(ref, resp.Value, false), nil
+}
+
+// decode reads an item of the object ref names.
+func decode(ref cas.Ref, b []byte, meta bool) *cas.Object {
+	var it item
+	if err := json.Unmarshal(b, &it); err != nil {
+		return &cas.Object{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Labels: map[string]string{},
+			Err: fmt.Errorf("cosmos item of %s: %w: %v", describe(ref), codec.ErrCorrupt, err)}
+	}
+	obj := it.object(ref, meta)
+	obj.StoredBytes = int64(len(b))
+	return obj
+}
+
+// Replace implements cas.ObjectStore.
+func (s *objectStore) Replace(ctx context.Context, obj *cas.Object) (*cas.Object, error) {
+	if obj.Version == "" || obj.UID == "" {
+		return nil, fmt.Errorf("cosmos replace %s: no version or UID to replace at", describe(obj.Ref()))
+	}
+	it := toItem(obj)
+	body, err := s.encode(obj.Ref(), it)
+	if err != nil {
+		return nil, err
+	}
+	etag := azcore.ETag(obj.Version)
+	resp, err := s.c.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(it.PK), it.ID, body, &azcosmos.ItemOptions{IfMatchEtag: &etag})
+	if err != nil {
+		return nil, mapError("replace", describe(obj.Ref()), err)
+	}
+	out := *obj
+	out.Version = string(resp.ETag)
+	out.StoredBytes = int64(len(body))
+	return &out, nil
+}
+
+// Delete implements cas.ObjectStore.
+func (s *objectStore) Delete(ctx context.Context, ref cas.Ref, version string) error {
+	var o *azcosmos.ItemOptions
+	if version != "" {
+		etag := azcore.ETag(version)
+		o = &azcosmos.ItemOptions{IfMatchEtag: &etag}
+	}
+	_, err := s.c.DeleteItem(ctx, azcosmos.NewPartitionKeyString(partitionKey(ref)), itemID(ref.Name), o)
+	return mapError("delete", describe(ref), err)
+}
+
+// safeUID is what a referrer UID must look like to be written into a patch
+// condition (the protocol's UIDs are this store's hexadecimal ones).
+var safeUID = regexp.MustCompile(`^[0-9a-f-]{1,100}$`)
+
+// AddReferrer implements cas.ReferrerAdder with one conditional patch: add
+// r to /r and its UID to /ru unless /ru holds it already, returning the
+// item as patched. If it was there already, the item is read.
+func (s *objectStore) AddReferrer(ctx context.Context, ref cas.Ref, r cas.Referrer) (*cas.Object, error) {
+	if !safeUID.MatchString(r.UID) {
+		return nil, fmt.Errorf("cosmos: referrer UID %q cannot go into a patch condition: %w", r.UID, errors.ErrUnsupported)
+	}
+	var ops azcosmos.PatchOperations
+	ops.AppendAdd("/r/-", itemRef{Kind: r.Kind, Name: r.Name, UID: r.UID})
+	ops.AppendAdd("/ru/-", r.UID)
+	ops.SetCondition("from c where NOT ARRAY_CONTAINS(c.ru, '" + r.UID + "')")
+	resp, err := s.c.PatchItem(ctx, azcosmos.NewPartitionKeyString(partitionKey(ref)), itemID(ref.Name), ops,
+		&azcosmos.ItemOptions{EnableContentResponseOnWrite: true})
+	if code, _ := statusOf(err); code == 412 {
+		// The condition failed: r is a referrer already.
+		return s.Get(ctx, ref, cas.ReadOptions{})
+	}
+	if err != nil {
+		return nil, mapError("add a referrer to", describe(ref), err)
+	}
+	if len(resp.Value) == 0 {
+		return s.Get(ctx, ref, cas.ReadOptions{})
+	}
+	obj := decode(ref, resp.Value, false)
+	if obj.Version == "" {
+		obj.Version = string(resp.ETag)
+	}
+	return obj, nil
+}
+
+// metaFields are the fields a metadata-only list reads.
+const metaFields = "c.id, c.pk, c.k, c.ns, c.n, c.uid, c.cr, c.l, c.r, c._etag"
+
+// List implements cas.ObjectStore with one SQL query (paged): a
+// single-partition query for the heads of one release (Helm's History and
+// Deployed), a cross-partition one otherwise, filtered on the indexed kind,
+// namespace, name and labels.
+func (s *objectStore) List(ctx context.Context, sel cas.Selector) ([]*cas.Object, error) {
+	fields := "*"
+	if sel.Meta {
+		fields = metaFields
+	}
+	where := []string{"c.k = @k"}
+	params := []azcosmos.QueryParameter{{Name: "@k", Value: kindName(sel.Kind)}}
+	add := func(cond string, v any) {
+		p := "@p" + strconv.Itoa(len(params))
+		where = append(where, strings.ReplaceAll(cond, "@v", p))
+		params = append(params, azcosmos.QueryParameter{Name: p, Value: v})
+	}
+	if sel.Namespace != "" {
+		add("c.ns = @v", sel.Namespace)
+	}
+	if sel.Name != "" {
+		add("c.n = @v", sel.Name)
+	}
+	keys := make([]string, 0, len(sel.Labels))
+	for k := range sel.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		add("ARRAY_CONTAINS(c.lkv, @v)", labelKV(k, sel.Labels[k]))
+	}
+	for _, k := range sel.Has {
+		add("ARRAY_CONTAINS(c.lk, @v)", k)
+	}
+	pk := azcosmos.NewPartitionKey() // cross-partition
+	if name := sel.Labels[backend.LabelName]; sel.Kind == cas.KindHead && sel.Namespace != "" && name != "" {
+		pk = azcosmos.NewPartitionKeyString(headPartition(sel.Namespace, name))
+	}
+	query := "SELECT " + fields + " FROM c WHERE " + strings.Join(where, " AND ")
+	pager := s.c.NewQueryItemsPager(query, pk, &azcosmos.QueryOptions{QueryParameters: params})
+	var out []*cas.Object
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, mapError("query", kindName(sel.Kind)+" objects", err)
+		}
+		for _, b := range page.Items {
+			var head struct {
+				NS   string `json:"ns"`
+				Name string `json:"n"`
+			}
+			_ = json.Unmarshal(b, &head)
+			ref := cas.Ref{Kind: sel.Kind, Namespace: head.NS, Name: head.Name}
+			out = append(out, decode(ref, b, sel.Meta))
+		}
+	}
+	return out, nil
+}
