@@ -15,10 +15,18 @@ import (
 // write parts so that concurrent writers sharing parts cannot deadlock.
 // A delta's base counts as a part the head references.
 //
+// An old head that does not Verify counts as referencing nothing (as if h
+// were created): its digests may name another release's parts, whose
+// references it must neither drop nor stand in for. What it really
+// referenced, if anything, stays referenced (garbage, never a loss).
+//
 // It fails, naming the parts, when parts lacks one that h newly
 // references: the backend must not record a reference it has no bytes
 // for (the part may be gone from the namespace since the engine saw it).
 func DiffParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err error) {
+	if old != nil && old.Verify() != nil {
+		old = nil
+	}
 	was := map[Digest]bool{}
 	if old != nil {
 		for _, r := range old.Parts() {

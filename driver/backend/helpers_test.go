@@ -150,6 +150,13 @@ func TestDiffParts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "values "+v1.Digest.Short()) || !strings.Contains(err.Error(), h.Key) {
 		t.Fatalf("create without the delta's base: %v", err)
 	}
+	// An old head whose digests are not the ones sealed names parts that
+	// may be another release's: none is dropped, every part of h is added.
+	forged := sealed("ns", "app", chart, v1, m1)
+	forged.Manifest = m2.Digest
+	if add, drop, err = DiffParts(forged, h, []*Part{chart, v2, v1, m2}); err != nil || len(add) != 4 || drop != nil {
+		t.Fatalf("update of an unverified head: %d added, %v dropped, %v", len(add), drop, err)
+	}
 	// Unchanged: nothing to do, nothing needed.
 	if add, drop, err = DiffParts(h, h, nil); err != nil || add != nil || drop != nil {
 		t.Fatalf("same head: %v, %v, %v", add, drop, err)
