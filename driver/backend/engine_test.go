@@ -3,7 +3,6 @@ package backend_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +13,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/codec"
-	_ "github.com/helmstore/helmstore/sql"
+	"github.com/helmstore/helmstore/driver/backend/memstore"
 )
 
 // racing runs interfere once, right after the next Heads call returns: a
@@ -46,7 +45,7 @@ func rel(name string, v int, greeting string) *release.Release {
 
 func setup(t *testing.T) (plain driver.Store, racy driver.Store, r *racing, logs *[]string) {
 	t.Helper()
-	base, err := driver.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "h.db"), driver.WithCacheBytes(0))
+	base, err := driver.Open(context.Background(), memstore.Name, "", driver.WithCacheBytes(0))
 	if err != nil {
 		t.Fatal(err)
 	}
