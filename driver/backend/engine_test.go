@@ -12,8 +12,8 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/driver/backend/memstore"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // racing runs interfere once, right after the next Heads call returns: a
