@@ -8,6 +8,9 @@
 #                                 /usr/bin/etcd, else Debian's etcd-server is installed (as root)
 #   HELMSTORE_KUBE_BIN_DIR        prebuilt kube-apiserver and kube-controller-manager; default:
 #                                 built from tools/kube into ${XDG_CACHE_HOME:-~/.cache}/helmstore/
+#   HELMSTORE_REDIS_SERVER        path of a redis-server (7+) binary; default: redis-server on
+#                                 PATH, else /usr/bin/redis-server, else Debian's redis-server is
+#                                 installed (as root); redis-cli must be on PATH too
 
 GO ?= go
 # Benchmarks are also run once each in `make test`, so they never rot.
@@ -22,8 +25,8 @@ quickstart:
 	@echo "quickstart: the first run downloads and compiles Helm, the Kubernetes client libraries and SQLite (a few minutes); later runs start in seconds"
 	$(GO) run ./examples/quickstart
 
-## test: the whole suite. Tests find their services (PostgreSQL, MariaDB, Redis, a
-## Cosmos DB server, etcd + a kube-apiserver built from source) or start them.
+## test: the whole suite. Tests find their services (PostgreSQL, MariaDB, Redis
+## standalone and Cluster, etcd + a kube-apiserver built from source) or start them.
 ## Every long step says so before it starts.
 test: services vet staticcheck
 	@$(GO) run ./internal/testenv/cmd/kubebin -optional
@@ -42,10 +45,13 @@ staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
 ## services: the non-Go programs tests start: etcd (HELMSTORE_ETCD, else on PATH, else
-## installs Debian's etcd-server). Without it and without a way to install it, says why
-## and goes on (crsplit tests skip), unless HELMSTORE_REQUIRE_SERVICES=1.
+## installs Debian's etcd-server) and redis-server + redis-cli (HELMSTORE_REDIS_SERVER,
+## else on PATH, else installs Debian's redis-server). Without one and without a way to
+## install it, says why and goes on (the crsplit or redis tests skip), unless
+## HELMSTORE_REQUIRE_SERVICES=1.
 services:
 	@sh tools/ensure-etcd.sh
+	@sh tools/ensure-redis.sh
 
 ## kube: builds kube-apiserver and kube-controller-manager from tools/kube into the cache
 ## (7-10 minutes cold on 2 cores, with progress lines; one line when already built). The
@@ -73,3 +79,4 @@ bench-smoke:
 bench:
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 1s ./sql/ > bench-sql.txt; s=$$?; cat bench-sql.txt; exit $$s
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 30x ./crsplit/ > bench-crsplit.txt; s=$$?; cat bench-crsplit.txt; exit $$s
+	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 1s ./redis/ > bench-redis.txt; s=$$?; cat bench-redis.txt; exit $$s

@@ -227,3 +227,18 @@ func (n *RedisNode) Restart() error {
 func (n *RedisNode) Client() *goredis.Client {
 	return goredis.NewClient(&goredis.Options{Addr: n.Addr})
 }
+
+// StartTLSRedis starts a private redis-server that accepts only TLS, with a
+// certificate for 127.0.0.1 signed by a CA made for it, stopped when t ends.
+// It returns the node and the CA's PEM file. Clients need no certificate.
+func StartTLSRedis(t testing.TB) (*RedisNode, string) {
+	t.Helper()
+	dir := t.TempDir()
+	ca, err := writeCerts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := StartRedisNode(t, "--tls-port", "{port}", "--tls-cert-file", filepath.Join(dir, "server.pem"),
+		"--tls-key-file", filepath.Join(dir, "server-key.pem"), "--tls-ca-cert-file", ca, "--tls-auth-clients", "no")
+	return n, ca
+}

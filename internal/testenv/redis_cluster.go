@@ -181,3 +181,56 @@ func (c *RedisCluster) WaitHealthy(d time.Duration) error {
 	}
 	return fmt.Errorf("the Redis Cluster did not become healthy: %s", lastBytes(last, 600))
 }
+
+// WaitReplicated waits until every running replica has applied everything
+// its primary has (replication offsets equal), so a primary can be killed
+// without losing what was written before.
+func (c *RedisCluster) WaitReplicated(d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		behind := ""
+		for _, n := range c.Nodes {
+			n.mu.Lock()
+			up := n.cmd != nil
+			n.mu.Unlock()
+			if !up {
+				continue
+			}
+			cl := n.Client()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			repl, err := cl.Info(ctx, "replication").Result()
+			cancel()
+			cl.Close()
+			if err != nil {
+				behind = err.Error()
+				break
+			}
+			if !strings.Contains(repl, "role:master") {
+				continue
+			}
+			var own string
+			for _, line := range strings.Split(repl, "\r\n") {
+				if v, ok := strings.CutPrefix(line, "master_repl_offset:"); ok {
+					own = v
+				}
+			}
+			for _, line := range strings.Split(repl, "\r\n") {
+				if strings.HasPrefix(line, "slave") && strings.Contains(line, "offset=") && !strings.Contains(line, "offset="+own+",") {
+					behind = n.Addr + ": " + line
+				}
+			}
+		}
+		if behind == "" {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return errors.New("replicas did not catch up with their primaries")
+}
+
+// Running reports whether n is running (not killed).
+func (n *RedisNode) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cmd != nil
+}
