@@ -10,5 +10,9 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testenv.StopRedisServers()
+	if helmSQL.drop != nil {
+		helmSQL.db.Close()
+		helmSQL.drop()
+	}
 	os.Exit(code)
 }
