@@ -171,24 +171,12 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 			continue
 		}
 		h, _ := parseHead(c.ns, c.key, m)
-		if h.Err == nil && !matches(h, q) {
+		if h.Err == nil && !q.Matches(h) {
 			continue
 		}
 		out = append(out, h)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		if a.Version != b.Version {
-			return a.Version < b.Version
-		}
-		return a.Key < b.Key
-	})
+	backend.SortHeads(out)
 	return out, nil
 }
 
@@ -200,26 +188,6 @@ func (b *redisBackend) prune(ctx context.Context, ns, key string, sets []string)
 	if err := pruneScript.Run(ctx, b.c, ks, key).Err(); err != nil {
 		b.log("helmstore: redis: removing the stale index entry of %q in namespace %q: %v", key, ns, err)
 	}
-}
-
-// matches reports whether h satisfies every condition of q.
-func matches(h *backend.Head, q backend.Query) bool {
-	switch {
-	case q.Namespace != "" && h.Namespace != q.Namespace,
-		q.Key != "" && h.Key != q.Key,
-		q.Name != "" && h.Name != q.Name,
-		q.Status != "" && h.Status != q.Status,
-		q.Version != nil && h.Version != *q.Version,
-		q.CreatedAt != nil && h.CreatedAt != *q.CreatedAt,
-		q.ModifiedAt != nil && h.ModifiedAt != *q.ModifiedAt:
-		return false
-	}
-	for k, v := range q.Labels {
-		if w, ok := h.Labels[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // parseHead builds a head from its stored hash. A field that does not parse

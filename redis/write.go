@@ -239,30 +239,10 @@ func digests(h *backend.Head) map[codec.Digest]bool {
 	return out
 }
 
-// checkGiven refuses a write that does not supply every part h references:
-// a reference to a part not given could not be stored if the namespace
-// lacks it.
-func checkGiven(h *backend.Head, parts []*codec.Part) (map[codec.Digest]*codec.Part, error) {
-	given := map[codec.Digest]*codec.Part{}
-	for _, p := range parts {
-		given[p.Digest] = p
-	}
-	var missing []string
-	for _, r := range h.Parts() {
-		if given[r.Digest] == nil {
-			missing = append(missing, r.Kind.String()+" "+r.Digest.Short())
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("parts %v of the release were not given to the backend", missing)
-	}
-	return given, nil
-}
-
 // Create stores h and references its parts, storing those the namespace
 // lacks, in one script.
 func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
-	given, err := checkGiven(h, parts)
+	add, _, err := backend.DiffParts(nil, h, parts)
 	if err != nil {
 		return err
 	}
@@ -274,8 +254,8 @@ func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*cod
 		return err
 	}
 	w := &write{op: "c", ns: h.Namespace, key: h.Key, fields: fields, add: b.headSets(h)}
-	for d := range digests(h) {
-		w.parts = append(w.parts, partOp{d: d, delta: 1, part: given[d]})
+	for _, p := range add {
+		w.parts = append(w.parts, partOp{d: p.Digest, delta: 1, part: p})
 	}
 	res, err := b.run(ctx, w)
 	if err != nil {
@@ -327,10 +307,6 @@ func (b *redisBackend) retry(ctx context.Context, attempt int) error {
 // applies only if the head is still the one read (else read again and
 // retry: the last writer wins, whole).
 func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
-	given := map[codec.Digest]*codec.Part{}
-	for _, p := range parts {
-		given[p.Digest] = p
-	}
 	for attempt := 0; ; attempt++ {
 		old, m, err := b.readHead(ctx, h.Namespace, h.Key)
 		if err != nil {
@@ -342,26 +318,22 @@ func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*cod
 		}
 		oldSets, newSets := b.headSets(old), b.headSets(h)
 		w := &write{op: "u", ns: h.Namespace, key: h.Key, rev: m[fRev], fields: fields, rem: minus(oldSets, newSets), add: newSets}
-		now := digests(h)
-		var was map[codec.Digest]bool
 		// The digests of a head that does not verify may be another
 		// release's: its references are left as they are (a leak at worst)
 		// and h's are all added.
-		if old.Err == nil && old.Verify() == nil {
-			was = digests(old)
+		trusted := old
+		if old.Err != nil || old.Verify() != nil {
+			trusted = nil
 		}
-		for d := range now {
-			if !was[d] {
-				if given[d] == nil {
-					return fmt.Errorf("part %s the release newly references was not given to the backend", d.Short())
-				}
-				w.parts = append(w.parts, partOp{d: d, delta: 1, part: given[d]})
-			}
+		add, drop, err := backend.DiffParts(trusted, h, parts)
+		if err != nil {
+			return err
 		}
-		for d := range was {
-			if !now[d] {
-				w.parts = append(w.parts, partOp{d: d, delta: -1})
-			}
+		for _, p := range add {
+			w.parts = append(w.parts, partOp{d: p.Digest, delta: 1, part: p})
+		}
+		for _, r := range drop {
+			w.parts = append(w.parts, partOp{d: r.Digest, delta: -1})
 		}
 		res, err := b.run(ctx, w)
 		if err != nil {
