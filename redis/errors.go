@@ -8,13 +8,15 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
 // errUnavailable is wrapped by every error that comes from reaching Redis
 // (connection refused or reset, timeouts, a server loading, a Cluster
 // without a primary for a slot, redirects past go-redis's limit): such a
 // failure is never "not found".
-var errUnavailable = errors.New("redis is unavailable")
+var errUnavailable = driver.ErrUnavailable
 
 // unavailableError wraps a failure to reach or use the server.
 type unavailableError struct{ err error }

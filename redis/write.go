@@ -18,7 +18,7 @@ import (
 // errConflict is returned by a write that lost the compare-and-swap race
 // (another writer changed the head between this writer's read and its
 // script) more often than the retry policy allows: nothing was written.
-var errConflict = errors.New("the release kept changing under this write: nothing was written, retrying is safe")
+var errConflict = fmt.Errorf("%w: the release kept changing under this write", driver.ErrConflict)
 
 // transientRetries bounds how often a write script refused for now
 // (transient) is sent again: about 20 s at most, as long as a Cluster
