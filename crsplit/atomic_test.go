@@ -14,6 +14,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -42,7 +43,7 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
 	reader, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	g := newGate()
-	b.hooks.beforePart = func(p *codec.Part) error {
+	b.hooks.BeforePart = func(p *codec.Part) error {
 		if p.Kind == codec.KindValues {
 			g.hold()
 		}
@@ -53,7 +54,7 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	// The head is written (the Release is labelled pending=parts)...
 	waitUntil(t, "the head is written", func() bool {
 		raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
-		return err == nil && meta(t, raw).Labels[labelPending] == pendingParts
+		return err == nil && meta(t, raw).Labels[cas.LabelPending] == cas.PendingParts
 	})
 	if n := count(t, b, resValues, ns); n != 0 {
 		t.Fatalf("%d Values objects while the Values part is held back", n)
@@ -92,7 +93,7 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	}
 	sameAsHelm(t, "after create", got, r)
 	// The background commit removes the pending label.
-	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[labelPending] != "" {
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[cas.LabelPending] != "" {
 		t.Fatalf("labels after the commit: %v", l)
 	}
 }
@@ -106,7 +107,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
 	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	var g *gate
-	b.hooks.beforeCommit = func(*backend.Head) error {
+	b.hooks.BeforeCommit = func(*backend.Head) error {
 		g.hold()
 		return nil
 	}
@@ -114,7 +115,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	r := fixture.LargeRelease("app", ns, 1)
 	done := g.run(func() error { return s.Create(key("app", 1), r) })
 	raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
-	if err != nil || meta(t, raw).Labels[labelPending] != pendingParts {
+	if err != nil || meta(t, raw).Labels[cas.LabelPending] != cas.PendingParts {
 		t.Fatalf("Release before the commit: %v, %s", err, raw)
 	}
 	got, err := other.Get(key("app", 1))
@@ -145,7 +146,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	if err != nil || got.Info.Status != release.StatusSuperseded {
 		t.Fatalf("after the update and the writer's commit: %v, %v", got.Info.Status, err)
 	}
-	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[labelPending] != "" || l["status"] != "superseded" {
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[cas.LabelPending] != "" || l["status"] != "superseded" {
 		t.Fatalf("labels: %v", l)
 	}
 	// readBeforeCommit creates revision v, has other read it before the
@@ -161,7 +162,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		b.commits.waitAll()
+		b.WaitCommits()
 		return r
 	}
 	// A client that read the release before the commit and updates it
@@ -171,14 +172,18 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	if err := other.Update(key("app", 2), r2); err != nil {
 		t.Fatalf("update of a release read before its commit: %v", err)
 	}
-	// A real change after the commit still is one, even one to the spec
-	// alone (as by kubectl edit): the generation tells.
+	// A change after the commit (even one to the spec alone, as by
+	// kubectl edit) is overwritten: the last writer wins.
 	r3 := readBeforeCommit(3)
 	if _, err := b.c.patch(ctxT(t), resReleases, ns, key("app", 3), "application/merge-patch+json", map[string]any{"spec": map[string]any{"description": "edited"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Update(key("app", 3), r3); !errors.Is(err, ErrConflict) {
-		t.Fatalf("update after the spec was changed by someone else: %v, want ErrConflict", err)
+	r3.Info.Status = release.StatusFailed
+	if err := other.Update(key("app", 3), r3); err != nil {
+		t.Fatalf("update after the spec was changed by someone else: %v, want it to overwrite", err)
+	}
+	if got, err := s.Get(key("app", 3)); err != nil || got.Info.Status != release.StatusFailed {
+		t.Fatalf("after overwriting an edit: %v, %v", got, err)
 	}
 	// (A change through another store is TestUpdateAfterStaleRead's.)
 }
@@ -197,10 +202,10 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 	crash := func(name string) {
-		b.hooks.beforePart = crashAt(codec.KindValues)
-		defer func() { b.hooks.beforePart = nil }()
+		b.hooks.BeforePart = crashAt(codec.KindValues)
+		defer func() { b.hooks.BeforePart = nil }()
 		// Same chart as "keep" (shared), its own values and manifest.
-		if err := s.Create(key(name, 1), smallVariant(name, ns, 1, 2, "shared")); !errors.Is(err, errCrash) {
+		if err := s.Create(key(name, 1), smallVariant(name, ns, 1, 2, "shared")); !errors.Is(err, cas.ErrCrash) {
 			t.Fatalf("crash: %v", err)
 		}
 	}
@@ -220,8 +225,8 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 		t.Fatalf("create over a fresh pending release: %v", err)
 	}
 	// Once stale, a Create of the key takes it over...
-	b.pendingTimeout = 0
-	defer func() { b.pendingTimeout = PendingTimeout }()
+	b.SetPendingTimeout(0)
+	defer b.SetPendingTimeout(PendingTimeout)
 	r := smallVariant("lost", ns, 1, 3, "shared")
 	if err := s.Create(key("lost", 1), r); err != nil {
 		t.Fatalf("create over a stale pending release: %v", err)
@@ -280,7 +285,7 @@ func (g *gate) run(op func() error) <-chan error {
 func crashAt(k codec.Kind) func(*codec.Part) error {
 	return func(p *codec.Part) error {
 		if p.Kind == k {
-			return errCrash
+			return cas.ErrCrash
 		}
 		return nil
 	}
@@ -294,33 +299,33 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	b.hooks.beforeCommit = func(*backend.Head) error { return errCrash }
+	b.hooks.BeforeCommit = func(*backend.Head) error { return cas.ErrCrash }
 	r := smallRelease("app", ns, 1, "c")
-	if err := s.Create(key("app", 1), r); !errors.Is(err, errCrash) {
+	if err := s.Create(key("app", 1), r); !errors.Is(err, cas.ErrCrash) {
 		t.Fatalf("crash: %v", err)
 	}
-	b.hooks.beforeCommit = nil
+	b.hooks.BeforeCommit = nil
 	got, err := s.Get(key("app", 1))
 	if err != nil {
 		t.Fatalf("get of a complete, uncommitted release: %v", err)
 	}
 	sameAsHelm(t, "uncommitted", got, r)
-	b.pendingTimeout = 0
-	defer func() { b.pendingTimeout = PendingTimeout }()
+	b.SetPendingTimeout(0)
+	defer b.SetPendingTimeout(PendingTimeout)
 	// A Create of the key over it is refused: it is a release, not debris.
 	if err := s.Create(key("app", 1), smallRelease("app", ns, 1, "d")); !errors.Is(err, driver.ErrReleaseExists) {
 		t.Fatalf("create over a stale, complete release: %v", err)
 	}
-	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[labelPending] != "" {
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[cas.LabelPending] != "" {
 		t.Fatalf("a stale, complete release is not committed by the cleanup: labels %v", l)
 	}
 	// A Delete's sweep of the namespace commits one too.
-	b.hooks.beforeCommit = func(*backend.Head) error { return errCrash }
+	b.hooks.BeforeCommit = func(*backend.Head) error { return cas.ErrCrash }
 	r2 := smallRelease("app", ns, 2, "c")
-	if err := s.Create(key("app", 2), r2); !errors.Is(err, errCrash) {
+	if err := s.Create(key("app", 2), r2); !errors.Is(err, cas.ErrCrash) {
 		t.Fatalf("crash: %v", err)
 	}
-	b.hooks.beforeCommit = nil
+	b.hooks.BeforeCommit = nil
 	if err := s.Create(key("other", 1), smallRelease("other", ns, 1, "c")); err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +333,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, raw := range rawObjects(t, b, resReleases, ns) {
-		if l := meta(t, raw).Labels; l[labelPending] != "" {
+		if l := meta(t, raw).Labels; l[cas.LabelPending] != "" {
 			t.Fatalf("after a delete swept the namespace: labels %v", l)
 		}
 	}
@@ -351,20 +356,20 @@ func TestFailedCreateRollsBack(t *testing.T) {
 	injected := errors.New("injected failure")
 	for _, at := range []string{"part", "commit"} {
 		if at == "part" {
-			b.hooks.beforePart = func(p *codec.Part) error {
+			b.hooks.BeforePart = func(p *codec.Part) error {
 				if p.Kind == codec.KindManifest {
 					return injected
 				}
 				return nil
 			}
 		} else {
-			b.hooks.beforeCommit = func(*backend.Head) error { return injected }
+			b.hooks.BeforeCommit = func(*backend.Head) error { return injected }
 		}
 		err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1))
 		if !errors.Is(err, injected) || !strings.Contains(err.Error(), key("app", 1)) {
 			t.Fatalf("create failing at %s: %v", at, err)
 		}
-		b.hooks.beforePart, b.hooks.beforeCommit = nil, nil
+		b.hooks.BeforePart, b.hooks.BeforeCommit = nil, nil
 		assertNoObjects(t, b, ns, "left by a create failing at "+at)
 	}
 	// A Create that fails after all its writes landed, while another
@@ -372,7 +377,7 @@ func TestFailedCreateRollsBack(t *testing.T) {
 	// and the Create reports success, since it did happen.
 	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	r := fixture.LargeRelease("app", ns, 1)
-	b.hooks.beforeCommit = func(*backend.Head) error {
+	b.hooks.BeforeCommit = func(*backend.Head) error {
 		r.Info.Status = release.StatusSuperseded
 		if err := other.Update(key("app", 1), r); err != nil {
 			t.Errorf("update of the complete release: %v", err)
@@ -382,7 +387,7 @@ func TestFailedCreateRollsBack(t *testing.T) {
 	if err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1)); err != nil {
 		t.Fatalf("create whose release another client updated before it failed: %v", err)
 	}
-	b.hooks.beforeCommit = nil
+	b.hooks.BeforeCommit = nil
 	got, err := s.Get(key("app", 1))
 	if err != nil || got.Info.Status != release.StatusSuperseded {
 		t.Fatalf("after: %v, %v", got, err)

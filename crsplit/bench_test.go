@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -208,8 +207,8 @@ func benchDrivers(b *testing.B, coldWarm bool) []benchDriver {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { s.Close() })
-		b := backend.BackendOf(s).(*kubeBackend)
-		out = append(out, benchDriver{name, s.Namespace(ns), w, b.commits.waitAll})
+		b := kubeBackendOf(s)
+		out = append(out, benchDriver{name, s.Namespace(ns), w, b.WaitCommits})
 	}
 	if coldWarm {
 		mk("crsplit-cold", driver.WithCacheBytes(0))

@@ -123,15 +123,17 @@ func (c *client) list(ctx context.Context, res, ns string, opts metav1.ListOptio
 	}
 }
 
-// listMeta returns the metadata of every object of res in ns, page by
-// page, without their content.
-func (c *client) listMeta(ctx context.Context, res, ns string) ([]metav1.PartialObjectMetadata, error) {
+// listMeta returns the metadata of every object of res in ns matching
+// opts, page by page, without their content.
+func (c *client) listMeta(ctx context.Context, res, ns string, opts metav1.ListOptions) ([]metav1.PartialObjectMetadata, error) {
 	var out []metav1.PartialObjectMetadata
 	cont := ""
 	for {
 		req := c.rc.Get().Namespace(ns).Resource(res).Param("limit", "500").SetHeader("Accept", acceptMetadataList)
-		if cont != "" {
-			req = req.Param("continue", cont)
+		for k, v := range map[string]string{"labelSelector": opts.LabelSelector, "fieldSelector": opts.FieldSelector, "continue": cont} {
+			if v != "" {
+				req = req.Param(k, v)
+			}
 		}
 		b, err := body(req.Do(ctx))
 		if err != nil {
@@ -179,13 +181,20 @@ func (c *client) create(ctx context.Context, res, ns, name string, obj any) ([]b
 // createQuiet is create for an object whose stored form the caller does
 // not need back: the server answers with its metadata only, sparing both
 // sides the encoding of the whole object (a part's or a chunk's bytes).
-func (c *client) createQuiet(ctx context.Context, res, ns, name string, obj any) error {
+func (c *client) createQuiet(ctx context.Context, res, ns, name string, obj any) (*metav1.PartialObjectMetadata, error) {
 	data, err := encodeObject(obj, res, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	err = c.rc.Post().Namespace(ns).Resource(res).Body(data).SetHeader("Accept", acceptMetadata).Do(ctx).Error()
-	return classify(err, "create", res, ns, name)
+	b, err := body(c.rc.Post().Namespace(ns).Resource(res).Body(data).SetHeader("Accept", acceptMetadata).Do(ctx))
+	if err != nil {
+		return nil, classify(err, "create", res, ns, name)
+	}
+	var m metav1.PartialObjectMetadata
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("create %s %s: decode: %w", res, name, err)
+	}
+	return &m, nil
 }
 
 // acceptMetadata asks the API server for an object's metadata only.

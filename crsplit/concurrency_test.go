@@ -9,14 +9,17 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-// TestUpdateConflict: an Update whose Release changed between its read and
-// its write fails with ErrConflict and overwrites nothing.
-func TestUpdateConflict(t *testing.T) {
+// TestUpdateOverConcurrentUpdate: an Update whose Release another store
+// changed between this store's read and its write overwrites it (the last
+// writer wins, as in Helm's own drivers), whole: the release read back is
+// exactly the one written last.
+func TestUpdateOverConcurrentUpdate(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
@@ -28,30 +31,27 @@ func TestUpdateConflict(t *testing.T) {
 	theirs := smallRelease("app", ns, 1, "c")
 	theirs.Info.Status = release.StatusSuperseded
 	theirs.Info.Description = "written by the other writer"
-	b.hooks.beforePut = func(*backend.Head) error {
-		b.hooks.beforePut = nil
+	fired := false
+	b.hooks.BeforePut = func(*backend.Head) error {
+		b.hooks.BeforePut = nil
+		fired = true
 		return other.Update(key("app", 1), theirs)
 	}
 	mine := smallRelease("app", ns, 1, "c")
 	mine.Info.Status = release.StatusFailed
-	err := s.Update(key("app", 1), mine)
-	if !errors.Is(err, ErrConflict) || errors.Is(err, driver.ErrReleaseNotFound) {
-		t.Fatalf("update over a concurrent update: %v, want ErrConflict", err)
-	}
-	var re *driver.ReleaseError
-	if !errors.As(err, &re) || re.Key != key("app", 1) {
-		t.Fatalf("the conflict error does not name the release: %v", err)
-	}
-	got, err := s.Get(key("app", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Info.Description != "written by the other writer" || got.Info.Status != release.StatusSuperseded {
-		t.Fatalf("the other writer's update was overwritten: %s %q", got.Info.Status, got.Info.Description)
-	}
-	// Without a concurrent write the same Update goes through.
+	mine.Info.Description = "written last"
 	if err := s.Update(key("app", 1), mine); err != nil {
-		t.Fatal(err)
+		t.Fatalf("update over a concurrent update: %v, want it to overwrite", err)
+	}
+	if !fired {
+		t.Fatal("the hook did not run: the interleaving was not tested")
+	}
+	for _, st := range []driver.Store{s, other} {
+		got, err := st.Get(key("app", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameAsHelm(t, "the release written last", got, mine)
 	}
 }
 
@@ -72,8 +72,8 @@ func TestCleanupLosesToConcurrentReuse(t *testing.T) {
 	chart := codecDigest(t, a, codec.KindChart)
 	bRel := fixture.LargeRelease("b", ns, 1) // same chart
 	fired := 0
-	b.hooks.cleanupDecided = func(res, name string) {
-		if res != resCharts || fired > 0 {
+	b.hooks.CleanupDecided = func(ref cas.Ref) {
+		if ref.Kind != cas.KindChart || fired > 0 {
 			return
 		}
 		fired++
@@ -107,10 +107,9 @@ func TestCleanupLosesToConcurrentReuse(t *testing.T) {
 	assertNoObjects(t, b, ns, "left after deleting both releases")
 }
 
-// TestUpdateAfterStaleRead: optimistic concurrency spans Helm's own
-// read-modify-write. A store that read a release, which another writer then
-// changed, fails its Update with ErrConflict; after reading again it
-// succeeds.
+// TestUpdateAfterStaleRead: a store that read a release, which another
+// store then changed, overwrites it with its Update (last writer wins), and
+// an Update of a release another store deleted is not found.
 func TestUpdateAfterStaleRead(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
@@ -132,20 +131,13 @@ func TestUpdateAfterStaleRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	mine.Info.Status = release.StatusFailed
-	if err := a.Update(key("app", 1), mine); !errors.Is(err, ErrConflict) {
-		t.Fatalf("update based on a stale read: %v, want ErrConflict", err)
+	if err := a.Update(key("app", 1), mine); err != nil {
+		t.Fatalf("update based on a stale read: %v, want it to overwrite", err)
 	}
-	if got, _ := b.Get(key("app", 1)); got.Info.Status != release.StatusSuperseded {
-		t.Fatalf("the other writer's update was overwritten: %s", got.Info.Status)
+	if got, err := b.Get(key("app", 1)); err != nil || got.Info.Status != release.StatusFailed {
+		t.Fatalf("another store reads %v (%v) after the last update, want status failed", got.Info.Status, err)
 	}
-	again, err := a.Get(key("app", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	again.Info.Status = release.StatusFailed
-	if err := a.Update(key("app", 1), again); err != nil {
-		t.Fatalf("update after reading again: %v", err)
-	}
+	again := mine
 	// An Update of a release deleted by another writer is not found.
 	if _, err := b.Delete(key("app", 1)); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -31,7 +30,7 @@ func TestConformance(t *testing.T) {
 			return s
 		},
 		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
-			return newTamperer(backend.BackendOf(s).(*kubeBackend))
+			return newTamperer(kubeBackendOf(s))
 		},
 	})
 }

@@ -63,6 +63,6 @@ type waitingStats struct {
 }
 
 func (w waitingStats) Stats(ctx context.Context) (driver.Stats, error) {
-	w.b.commits.waitAll()
+	w.b.WaitCommits()
 	return w.Store.Stats(ctx)
 }

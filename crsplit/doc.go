@@ -77,6 +77,12 @@
 //
 // # Writes, readers and garbage
 //
+// This is the no-transaction protocol of package
+// github.com/helmstore/helmstore/driver/backend/cas, which crsplit runs on
+// the Kubernetes API: its objects are the custom resources above, an
+// object's version is its resourceVersion, and the referrers of a part
+// are its ownerReferences.
+//
 // Parts carry an ownerReference to every Release that uses them, so the
 // cluster's garbage collector deletes a part with its last owner (and a
 // part's chunks with the part). An ownerReference needs the owner's UID,
@@ -128,7 +134,7 @@
 //
 // The backend also cleans up itself, for clusters without a garbage
 // collector and so that Stats is right at once: Delete removes the Release
-// (preconditions: its UID and resourceVersion), then for each of its parts
+// (precondition: its resourceVersion), then for each of its parts
 // drops it from the part's ownerReferences, deleting the part (then its
 // chunks) when no live Release owns it any more. Each of those writes
 // carries the resourceVersion it was decided on: a Create that added
@@ -146,15 +152,13 @@
 // owns is found by ownerReferences rather than by its digests.
 //
 // Update writes the Release with the resourceVersion at which the store
-// last read or wrote it (Helm updates a release it has just read), after
-// storing the parts it newly references, owned by the Release first; a
-// change by another store since makes it fail with ErrConflict rather than
-// overwrite. Within one store (driver.Init gives a process one store) the
-// last Update wins, as with Helm's Secrets driver: what the store has seen
-// of a Release never goes back to an older resourceVersion (reads of
-// several goroutines finish in any order), the store's Updates of one
-// release run one at a time, and a conflict with a version the store has
-// itself seen meanwhile, or with the mere commit, is written again.
+// last read or wrote it, after storing the parts it newly references,
+// owned by the Release first. If another client changed it since, it is
+// read again and written over that version: the last writer wins, as with
+// Helm's Secrets driver (Helm's upgrade relies on it: it creates the new
+// revision, then marks the previous one superseded). Only an Update that
+// keeps losing such races until the operation's deadline fails, with
+// ErrConflict, having written nothing.
 //
 // # Reads
 //

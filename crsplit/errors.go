@@ -8,6 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/helmstore/helmstore/driver/backend/cas"
 )
 
 var (
@@ -16,10 +18,11 @@ var (
 	// `kubectl apply -f` the YAML from CRDManifests.
 	ErrCRDsNotInstalled = errors.New("the helmstore.io custom resource definitions are not installed in this cluster (install them with crsplit.InstallCRDs, or kubectl apply the YAML from crsplit.CRDManifests)")
 
-	// ErrConflict is wrapped when a release changed between being read and
-	// being written: the write is refused rather than overwriting the
-	// other change. Read the release again and retry.
-	ErrConflict = errors.New("the release was modified concurrently; not overwriting (read it again and retry)")
+	// ErrConflict is wrapped when a write kept losing compare-and-swap
+	// races to other writers until the retry policy gave up (an Update of
+	// a release another store changed since does not: the last writer
+	// wins). Nothing was written; retrying is safe.
+	ErrConflict = cas.ErrConflict
 
 	// ErrUnreachable is wrapped when the Kubernetes API server cannot be
 	// reached. It is never reported as "release not found".
@@ -104,8 +107,6 @@ func classify(err error, verb, res, ns, name string) error {
 	case st.Reason == metav1.StatusReasonNotFound && (name == "" || !objectMissing(err, res, name)):
 		// Not the object: the resource type itself is not served.
 		e.kind = ErrCRDsNotInstalled
-	case st.Reason == metav1.StatusReasonConflict:
-		e.kind = ErrConflict
 	case st.Reason == metav1.StatusReasonRequestEntityTooLarge:
 		e.kind = ErrTooLarge
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -194,11 +195,11 @@ func TestGarbageCollector(t *testing.T) {
 
 	// A crashed Create leaves a pending Release owning its parts; deleting
 	// it (as an administrator would) lets the cluster collect them.
-	b.hooks.beforePart = crashAt(codec.KindValues)
-	if err := s.Create(key("crashed", 1), fixture.LargeRelease("crashed", ns, 1)); !errors.Is(err, errCrash) {
+	b.hooks.BeforePart = crashAt(codec.KindValues)
+	if err := s.Create(key("crashed", 1), fixture.LargeRelease("crashed", ns, 1)); !errors.Is(err, cas.ErrCrash) {
 		t.Fatalf("crash: %v", err)
 	}
-	b.hooks.beforePart = nil
+	b.hooks.BeforePart = nil
 	if _, err := s.Get(key("crashed", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("crashed create visible: %v", err)
 	}

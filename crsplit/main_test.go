@@ -16,6 +16,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -94,14 +95,14 @@ func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...driver
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s.Namespace(ns), backend.BackendOf(s).(*kubeBackend)
+	return s.Namespace(ns), kubeBackendOf(s)
 }
 
 // rawObjects returns every object of res in ns, as stored (JSON), once
 // b's background commits are done.
 func rawObjects(t testing.TB, b *kubeBackend, res, ns string) []json.RawMessage {
 	t.Helper()
-	b.commits.waitAll()
+	b.WaitCommits()
 	raws, err := b.c.list(ctxT(t), res, ns, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -147,4 +148,18 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// kubeBackend is a store's protocol backend with its Kubernetes client and
+// test hooks.
+type kubeBackend struct {
+	*cas.Backend
+	c     *client
+	hooks *cas.Hooks
+}
+
+// kubeBackendOf returns the backend of a crsplit store.
+func kubeBackendOf(s driver.Store) *kubeBackend {
+	b := backend.BackendOf(s).(*cas.Backend)
+	return &kubeBackend{Backend: b, c: b.Store().(*kubeStore).c, hooks: b.Hooks()}
 }

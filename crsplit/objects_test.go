@@ -13,6 +13,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -149,7 +150,7 @@ func TestReleaseObject(t *testing.T) {
 	if err := s.Create(key("web", 3), r); err != nil {
 		t.Fatal(err)
 	}
-	b.commits.waitAll()
+	b.WaitCommits()
 	raw, err := b.c.get(ctxT(t), resReleases, ns, key("web", 3))
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +165,7 @@ func TestReleaseObject(t *testing.T) {
 			t.Fatalf("label %s=%q, want %q (labels %v)", k, obj.Labels[k], v, obj.Labels)
 		}
 	}
-	if obj.Labels["createdAt"] == "" || obj.Labels[labelPending] != "" {
+	if obj.Labels["createdAt"] == "" || obj.Labels[cas.LabelPending] != "" {
 		t.Fatalf("labels %v: want createdAt and no pending label", obj.Labels)
 	}
 	if obj.Spec.Chart != "big-stack-58.2.1" || obj.Spec.AppVersion != "v0.58.2.1" || obj.Spec.Status != "deployed" || obj.Spec.Version != 3 {

@@ -37,7 +37,7 @@ func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 // driver.Open(ctx, "crsplit", "", driver.WithRESTClientGetter(g)) does the
 // same from a RESTClientGetter.
 func Open(ctx context.Context, rc *rest.Config, opts ...driver.Option) (driver.Store, error) {
-	cfg := &driver.Config{Name: DriverName, CacheBytes: driver.DefaultCacheBytes}
+	cfg := &driver.Config{Name: DriverName, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout}
 	for _, o := range opts {
 		o(cfg)
 	}

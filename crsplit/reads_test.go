@@ -81,7 +81,7 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 	}
 	// Committed: readers then read each part once (before the commit they
 	// would also check the parts are owned).
-	wb.commits.waitAll()
+	wb.WaitCommits()
 	for _, lagging := range []bool{false, true} {
 		reads := &cacheReads{lagging: lagging}
 		cfg := k.Config(testenv.KubeAdmin)

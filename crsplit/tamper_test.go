@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
@@ -36,7 +37,7 @@ var validDigest = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // fields, once the store's background commits are done (a tamperer's
 // write is not meant to race the store's own).
 func (tp *tamperer) object(ctx context.Context, ns, key string) (*releaseObject, map[string]any, error) {
-	tp.b.commits.waitAll()
+	tp.b.WaitCommits()
 	raw, err := tp.b.c.get(ctx, resReleases, ns, releaseObjectName(key))
 	if err != nil {
 		return nil, nil, err
@@ -45,7 +46,12 @@ func (tp *tamperer) object(ctx context.Context, ns, key string) (*releaseObject,
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, nil, err
 	}
-	return decodeDamaged(raw), m, nil
+	// Its metadata, whatever its spec holds.
+	var obj releaseObject
+	json.Unmarshal(raw, &struct {
+		Metadata *metav1.ObjectMeta `json:"metadata"`
+	}{&obj.ObjectMeta})
+	return &obj, m, nil
 }
 
 // put writes m back over the Release (its resourceVersion is the
@@ -94,7 +100,7 @@ func (tp *tamperer) settle(ctx context.Context, ns, res string, names ...string)
 }
 
 func (tp *tamperer) Head(ctx context.Context, ns, key string) (drivertest.StoredHead, error) {
-	tp.b.commits.waitAll()
+	tp.b.WaitCommits()
 	raw, err := tp.b.c.get(ctx, resReleases, ns, releaseObjectName(key))
 	if err != nil {
 		return drivertest.StoredHead{}, err
@@ -163,7 +169,7 @@ func (tp *tamperer) SetHead(ctx context.Context, ns, key string, h drivertest.St
 		for i := range names {
 			names[i] = releaseChunkName(obj.UID, cs.ID, i)
 		}
-		if err := tp.b.writeChunks(ctx, ns, ownerRef("Release", &obj.ObjectMeta), "releases/"+obj.Name, names, chunks); err != nil {
+		if err := tp.b.writeChunks(ctx, ns, ownerOf("Release", &obj.ObjectMeta), "releases/"+obj.Name, names, chunks); err != nil {
 			return err
 		}
 		spec["releaseChunks"] = cs
@@ -192,7 +198,7 @@ func (tp *tamperer) GarbleHead(ctx context.Context, ns, key string) error {
 
 // part finds the part object named d in ns, whichever kind it is.
 func (tp *tamperer) part(ctx context.Context, ns, d string) (string, *partObject, error) {
-	tp.b.commits.waitAll()
+	tp.b.WaitCommits()
 	for _, res := range []string{resCharts, resValues, resManifests} {
 		raw, err := tp.b.c.get(ctx, res, ns, d)
 		if objectMissing(err, res, d) {
@@ -242,7 +248,7 @@ func (tp *tamperer) SetPart(ctx context.Context, ns, d string, frame []byte) err
 	} else {
 		chunks := codec.Chunks(frame, ChunkBytes)
 		obj.Spec.Data, obj.Spec.Chunks, obj.Spec.FrameDigest = nil, len(chunks), codec.Sum(frame).String()
-		self := ownerRef(kindOfResource(res), &obj.ObjectMeta)
+		self := ownerOf(kindOfResource(res), &obj.ObjectMeta)
 		if err := tp.b.writeChunks(ctx, ns, self, res+"/"+obj.Name, partChunkNames(obj), chunks); err != nil {
 			return err
 		}

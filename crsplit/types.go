@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // Group and Version of the helmstore custom resources.
@@ -76,20 +73,6 @@ type partRefs struct {
 	// Release references, and owns, as its other parts.
 	ValuesBase   string `json:"valuesBase,omitempty"`
 	ManifestBase string `json:"manifestBase,omitempty"`
-}
-
-// digests lists the fields of r with the head digest each one holds.
-func (r *partRefs) digests(h *backend.Head) []struct {
-	s    *string
-	d    *codec.Digest
-	kind codec.Kind
-} {
-	return []struct {
-		s    *string
-		d    *codec.Digest
-		kind codec.Kind
-	}{{&r.Chart, &h.Chart, codec.KindChart}, {&r.Values, &h.Values, codec.KindValues}, {&r.Manifest, &h.Manifest, codec.KindManifest},
-		{&r.ValuesBase, &h.ValuesBase, codec.KindValues}, {&r.ManifestBase, &h.ManifestBase, codec.KindManifest}}
 }
 
 // chunkSet names the Chunk objects <owner uid>-<ID>-<index> holding a

@@ -18,20 +18,21 @@ import (
 // readers never see it incomplete, and how a failure or a crash is undone.
 func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
 	start := time.Now()
-	if missing := missingParts(h, parts); len(missing) > 0 {
-		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
+	add, _, err := backend.DiffParts(nil, h, parts)
+	if err != nil {
+		return err
 	}
 	body := b.splitBody(h)
 	obj := b.headObject(h, body)
 	obj.Labels[LabelPending] = PendingParts
 	// Compress the parts likely to be written while the head is being
 	// created (Frame is computed once, on first use).
-	go b.precompute(h, parts)
+	go b.precompute(h.Namespace, add)
 	created, err := b.createHead(ctx, obj)
 	if err != nil {
 		return err
 	}
-	err = b.writeReferenced(ctx, h, parts, created, body)
+	err = b.writeReferenced(ctx, h.Namespace, add, created, body)
 	if err == nil && b.cfg.Hooks.BeforeCommit != nil {
 		err = b.cfg.Hooks.BeforeCommit(h)
 	}
@@ -211,22 +212,21 @@ func (b *Backend) collectStale(ctx context.Context, obj *Object) (kept bool, err
 	return false, b.removeHead(ctx, obj)
 }
 
-// precompute computes the frames of the small parts of h the store has not
-// seen, which ensurePart will create.
-func (b *Backend) precompute(h *backend.Head, parts []*codec.Part) {
-	for _, p := range h.Referenced(parts) {
-		if p.Size <= createFirstBytes && !b.knows(h.Namespace, p.Digest) {
+// precompute computes the frames of the small parts the store has not seen
+// in ns, which ensurePart will create.
+func (b *Backend) precompute(ns string, parts []*codec.Part) {
+	for _, p := range parts {
+		if p.Size <= createFirstBytes && !b.knows(ns, p.Digest) {
 			p.Frame()
 		}
 	}
 }
 
-// writeReferenced stores the parts of h that are in parts (all of them on
-// Create, the new ones on Update) and h's chunked body, all referred to by
-// the head object head.
-func (b *Backend) writeReferenced(ctx context.Context, h *backend.Head, parts []*codec.Part, head *Object, body *headBody) error {
+// writeReferenced stores ps, parts the head references (all of them on
+// Create, the new ones on Update), and its chunked body, all referred to by
+// the head object head, in namespace ns.
+func (b *Backend) writeReferenced(ctx context.Context, ns string, ps []*codec.Part, head *Object, body *headBody) error {
 	owner := Referrer{Kind: KindHead, Name: head.Name, UID: head.UID}
-	ps := h.Referenced(parts)
 	n := len(ps)
 	if body.chunks != nil {
 		n++
@@ -238,28 +238,13 @@ func (b *Backend) writeReferenced(ctx context.Context, h *backend.Head, parts []
 					return err
 				}
 			}
-			if err := b.ensurePart(ctx, h.Namespace, ps[i], owner); err != nil {
+			if err := b.ensurePart(ctx, ns, ps[i], owner); err != nil {
 				return fmt.Errorf("store %s part %s: %w", ps[i].Kind, ps[i].Digest.Short(), err)
 			}
 			return nil
 		}
 		return b.writeBody(ctx, head, body)
 	})
-}
-
-// missingParts lists the kinds h references whose part is not in parts.
-func missingParts(h *backend.Head, parts []*codec.Part) []string {
-	have := map[codec.Digest]bool{}
-	for _, p := range parts {
-		have[p.Digest] = true
-	}
-	var out []string
-	for _, r := range h.Parts() {
-		if !have[r.Digest] {
-			out = append(out, r.Kind.String())
-		}
-	}
-	return out
 }
 
 // writeBody stores a chunked head body, referred to by its head object.

@@ -108,13 +108,8 @@ func (b *Backend) readForDelete(ctx context.Context, ns, key string, have func(c
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var want []backend.PartRef
-	for _, r := range h.Parts() {
-		if !have(r.Digest) {
-			want = append(want, r)
-		}
-	}
-	frames, err := b.Parts(ctx, want)
+	read, _ := backend.PlanDelete(h, have)
+	frames, err := b.Parts(ctx, read)
 	if err != nil {
 		return nil, nil, nil, err
 	}

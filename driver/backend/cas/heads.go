@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -14,26 +13,6 @@ import (
 	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/codec"
 )
-
-// headLabels returns the labels of h's head object: its custom labels and
-// the system labels.
-func headLabels(h *backend.Head) map[string]string {
-	l := make(map[string]string, len(h.Labels)+7)
-	for k, v := range h.Labels {
-		l[k] = v
-	}
-	l[backend.LabelName] = h.Name
-	l[backend.LabelOwner] = h.Owner
-	l[backend.LabelStatus] = h.Status
-	l[backend.LabelVersion] = strconv.Itoa(h.Version)
-	if h.CreatedAt != 0 {
-		l[backend.LabelCreatedAt] = strconv.FormatInt(h.CreatedAt, 10)
-	}
-	if h.ModifiedAt != 0 {
-		l[backend.LabelModifiedAt] = strconv.FormatInt(h.ModifiedAt, 10)
-	}
-	return l
-}
 
 // headBody is where a head's body goes: inline, or in chunks.
 type headBody struct {
@@ -52,36 +31,20 @@ func (b *Backend) splitBody(h *backend.Head) *headBody {
 	// current body is read from.
 	id := make([]byte, 4)
 	rand.Read(id)
-	return &headBody{frame: h.Body, chunks: &ChunkSet{ID: hex.EncodeToString(id), Count: len(codec.Chunks(h.Body, b.cfg.ChunkBytes)),
+	return &headBody{frame: h.Body, chunks: &ChunkSet{ID: hex.EncodeToString(id), Count: len(backend.Chunks(h.Body, b.cfg.ChunkBytes)),
 		Size: int64(len(h.Body)), Digest: codec.Sum(h.Body).String()}}
 }
 
 // headObject returns the head object for h, committed.
 func (b *Backend) headObject(h *backend.Head, body *headBody) *Object {
-	return &Object{Kind: KindHead, Namespace: h.Namespace, Name: b.cfg.HeadName(h.Key), Labels: headLabels(h),
+	return &Object{Kind: KindHead, Namespace: h.Namespace, Name: b.cfg.HeadName(h.Key), Labels: h.AllLabels(),
 		Head: &HeadRecord{
 			Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
 			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
 			ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
-			Parts: PartDigests{Chart: h.Chart.String(), Values: h.Values.String(), Manifest: h.Manifest.String(),
-				ValuesBase: h.ValuesBase.String(), ManifestBase: h.ManifestBase.String()},
-			Body: body.inline, BodyChunks: body.chunks,
+			Parts: h.DigestText(),
+			Body:  body.inline, BodyChunks: body.chunks,
 		}}
-}
-
-// digestFields lists the digests of p with the head digest and the kind
-// each one is for.
-func digestFields(p *PartDigests, h *backend.Head) []struct {
-	s    *string
-	d    *codec.Digest
-	kind codec.Kind
-} {
-	return []struct {
-		s    *string
-		d    *codec.Digest
-		kind codec.Kind
-	}{{&p.Chart, &h.Chart, codec.KindChart}, {&p.Values, &h.Values, codec.KindValues}, {&p.Manifest, &h.Manifest, codec.KindManifest},
-		{&p.ValuesBase, &h.ValuesBase, codec.KindValues}, {&p.ManifestBase, &h.ManifestBase, codec.KindManifest}}
 }
 
 // corruptHead is the error for a head object that cannot be read.
@@ -89,20 +52,27 @@ func corruptHead(obj *Object, format string, a ...any) error {
 	return fmt.Errorf("head object %s in namespace %s: %w: %s", obj.Name, obj.Namespace, codec.ErrCorrupt, fmt.Sprintf(format, a...))
 }
 
-// refsOf returns the parts obj references.
-func refsOf(obj *Object) ([]backend.PartRef, error) {
+// refsHead returns the head obj holds with only what its references need:
+// namespace, key, CreatedAt and digests.
+func refsHead(obj *Object) (*backend.Head, error) {
 	if obj.Err != nil {
 		return nil, obj.Err
 	}
 	if obj.Head == nil {
 		return nil, corruptHead(obj, "no head record")
 	}
-	h := backend.Head{Namespace: obj.Namespace}
-	var err error
-	for _, p := range digestFields(&obj.Head.Parts, &h) {
-		if *p.d, err = codec.ParseDigest(*p.s); err != nil {
-			return nil, corruptHead(obj, "%v", err)
-		}
+	h := &backend.Head{Namespace: obj.Namespace, Key: obj.Head.Key, CreatedAt: obj.Head.CreatedAt}
+	if err := h.SetDigestText(obj.Head.Parts); err != nil {
+		return nil, corruptHead(obj, "%v", err)
+	}
+	return h, nil
+}
+
+// refsOf returns the parts obj references.
+func refsOf(obj *Object) ([]backend.PartRef, error) {
+	h, err := refsHead(obj)
+	if err != nil {
+		return nil, err
 	}
 	return h.Parts(), nil
 }
@@ -113,14 +83,9 @@ func someRefsOf(obj *Object) []backend.PartRef {
 	if obj.Head == nil {
 		return nil
 	}
-	var out []backend.PartRef
-	var h backend.Head
-	for _, p := range digestFields(&obj.Head.Parts, &h) {
-		if d, err := codec.ParseDigest(*p.s); err == nil && !d.IsZero() {
-			out = append(out, backend.PartRef{Namespace: obj.Namespace, Digest: d, Kind: p.kind})
-		}
-	}
-	return out
+	h := backend.Head{Namespace: obj.Namespace}
+	h.SetDigestText(obj.Head.Parts) // those that do not parse stay zero
+	return h.Parts()
 }
 
 func isPending(obj *Object) bool { _, ok := obj.Labels[LabelPending]; return ok }
@@ -240,11 +205,8 @@ func (b *Backend) headOf(obj *Object) (*backend.Head, error) {
 			h.Labels[k] = v
 		}
 	}
-	var err error
-	for _, p := range digestFields(&s.Parts, h) {
-		if *p.d, err = codec.ParseDigest(*p.s); err != nil {
-			return nil, corruptHead(obj, "%v", err)
-		}
+	if err := h.SetDigestText(s.Parts); err != nil {
+		return nil, corruptHead(obj, "%v", err)
 	}
 	switch {
 	case len(s.Body) > 0:
@@ -321,16 +283,7 @@ func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, 
 			out = append(out, h)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, c := out[i], out[j]
-		if a.Namespace != c.Namespace {
-			return a.Namespace < c.Namespace
-		}
-		if a.Name != c.Name {
-			return a.Name < c.Name
-		}
-		return a.Version < c.Version
-	})
+	backend.SortHeads(out)
 	return out, nil
 }
 
@@ -398,7 +351,7 @@ func (b *Backend) decodeHead(ctx context.Context, obj *Object, q backend.Query) 
 	if err != nil {
 		return nil, err
 	}
-	if !matches(h, q) {
+	if !q.Matches(h) {
 		return nil, nil
 	}
 	if isPending(obj) {
@@ -414,7 +367,7 @@ func (b *Backend) decodeHead(ctx context.Context, obj *Object, q backend.Query) 
 			if h, err = b.headOf(obj); err != nil {
 				return nil, err
 			}
-			if !matches(h, q) {
+			if !q.Matches(h) {
 				return nil, nil
 			}
 		}
@@ -451,26 +404,6 @@ func selector(q backend.Query, headName func(string) string) Selector {
 		sel.Labels[k] = v
 	}
 	return sel
-}
-
-// matches checks q against h (a store may list more than selected).
-func matches(h *backend.Head, q backend.Query) bool {
-	switch {
-	case q.Namespace != "" && h.Namespace != q.Namespace,
-		q.Key != "" && h.Key != q.Key,
-		q.Name != "" && h.Name != q.Name,
-		q.Status != "" && h.Status != q.Status,
-		q.Version != nil && h.Version != *q.Version,
-		q.CreatedAt != nil && h.CreatedAt != *q.CreatedAt,
-		q.ModifiedAt != nil && h.ModifiedAt != *q.ModifiedAt:
-		return false
-	}
-	for k, v := range q.Labels {
-		if w, ok := h.Labels[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // getCommitted returns the visible head object stored under key, or

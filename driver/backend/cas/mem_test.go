@@ -157,16 +157,3 @@ func (m adderStore) AddReferrer(_ context.Context, ref cas.Ref, r cas.Referrer) 
 	o.Version = m.next()
 	return clone(o), nil
 }
-
-// count returns how many objects of kind k are stored.
-func (m *memStore) count(k cas.Kind) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	for ref := range m.objs {
-		if ref.Kind == k {
-			n++
-		}
-	}
-	return n
-}

@@ -123,7 +123,7 @@ func (b *Backend) readChunks(ctx context.Context, ns string, names []string, sta
 	if err != nil || missing {
 		return nil, err
 	}
-	return codec.Join(chunks), nil
+	return backend.JoinChunks(chunks, len(names), -1)
 }
 
 // writeChunks creates the chunks of a frame, referred to by owner. A chunk
@@ -251,7 +251,7 @@ func (b *Backend) createPart(ctx context.Context, ns string, p *codec.Part, owne
 		_, err := b.s.Create(ctx, obj)
 		return err
 	}
-	chunks := codec.Chunks(frame, b.cfg.ChunkBytes)
+	chunks := backend.Chunks(frame, b.cfg.ChunkBytes)
 	obj.Part.Chunks = len(chunks)
 	obj.Part.FrameDigest = codec.Sum(frame).String()
 	stored, err := b.s.Create(ctx, obj)
@@ -304,7 +304,7 @@ func (b *Backend) finishPart(ctx context.Context, obj *Object, chunks [][]byte) 
 // writer.
 func (b *Backend) completePart(ctx context.Context, p *codec.Part, obj *Object) error {
 	frame := p.Frame()
-	chunks := codec.Chunks(frame, b.cfg.ChunkBytes)
+	chunks := backend.Chunks(frame, b.cfg.ChunkBytes)
 	if obj.Part.FrameDigest == codec.Sum(frame).String() && obj.Part.Chunks == len(chunks) {
 		return b.finishPart(ctx, obj, chunks)
 	}

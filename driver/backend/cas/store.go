@@ -3,6 +3,8 @@ package cas
 import (
 	"context"
 	"time"
+
+	"github.com/helmstore/helmstore/driver/backend"
 )
 
 // ObjectStore is the small compare-and-swap object store the protocol runs
@@ -184,10 +186,7 @@ type HeadRecord struct {
 }
 
 // PartDigests are the digests of a head's parts, as stored.
-type PartDigests struct {
-	Chart, Values, Manifest  string
-	ValuesBase, ManifestBase string
-}
+type PartDigests = backend.DigestText
 
 // ChunkSet describes a head body stored in Count chunk objects named
 // ChunkName(head UID, ID, i): Size bytes whose SHA-256 is Digest.

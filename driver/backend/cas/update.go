@@ -23,9 +23,6 @@ import (
 // The store's own Updates of one release run one at a time, after the
 // release's background commit.
 func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
-	if missing := missingParts(h, parts); len(missing) > 0 {
-		return fmt.Errorf("parts %v of the release were not given to the backend", missing)
-	}
 	unlock, err := b.writing.lock(ctx, h.Namespace, h.Key)
 	if err != nil {
 		return err
@@ -41,12 +38,15 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 		}
 	}
 	body := b.splitBody(h)
-	var updated *Object
+	var (
+		updated *Object
+		drop    []backend.PartRef
+	)
 	err = b.cfg.Retry.Do(ctx, fmt.Sprintf("update release %q in namespace %q", h.Key, h.Namespace), func(ctx context.Context) (bool, error) {
-		obj, err := b.put(ctx, h, parts, old, body)
+		obj, gone, err := b.put(ctx, h, parts, old, body)
 		switch {
 		case err == nil:
-			updated = obj
+			updated, drop = obj, gone
 			return true, nil
 		case errors.Is(err, ErrVersionMismatch):
 			// Changed since old: write over what it is now.
@@ -67,70 +67,47 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 		return err
 	}
 	b.seen.saw(updated)
-	return b.dropUnreferenced(ctx, old, updated)
+	return b.dropUnreferenced(ctx, old, updated, drop)
 }
 
 // put writes h over the head object old, at old's version, after storing
-// the parts h references that old does not, and returns it as written.
-func (b *Backend) put(ctx context.Context, h *backend.Head, parts []*codec.Part, old *Object, body *headBody) (*Object, error) {
-	oldRefs, err := refsOf(old)
+// the parts h references that old does not, and returns it as written with
+// the references old holds and h does not.
+func (b *Backend) put(ctx context.Context, h *backend.Head, parts []*codec.Part, old *Object, body *headBody) (*Object, []backend.PartRef, error) {
+	oldH, err := refsHead(old)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	h.CreatedAt = old.Head.CreatedAt
-	was := map[codec.Digest]bool{}
-	for _, r := range oldRefs {
-		was[r.Digest] = true
+	h.KeepCreatedAt(oldH)
+	add, drop, err := backend.DiffParts(oldH, h, parts)
+	if err != nil {
+		return nil, nil, err
 	}
-	var added []*codec.Part
-	for _, p := range h.Referenced(parts) {
-		if !was[p.Digest] {
-			added = append(added, p)
-		}
-	}
-	if err := b.writeReferenced(ctx, h, added, old, body); err != nil {
-		return nil, err
+	if err := b.writeReferenced(ctx, h.Namespace, add, old, body); err != nil {
+		return nil, nil, err
 	}
 	if hook := b.cfg.Hooks.BeforePut; hook != nil {
 		if err := hook(h); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	obj := b.headObject(h, body)
 	obj.UID, obj.Version, obj.Created = old.UID, old.Version, old.Created
 	answer, err := b.s.Replace(ctx, obj)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return stored(obj, answer), nil
+	return stored(obj, answer), drop, nil
 }
 
-// dropUnreferenced cleans up what old referenced and updated does not: its
-// parts (the head stops referring to them) and an old chunked body.
-func (b *Backend) dropUnreferenced(ctx context.Context, old, updated *Object) error {
-	oldRefs, err := refsOf(old)
-	if err != nil {
-		return err
-	}
-	newRefs, err := refsOf(updated)
-	if err != nil {
-		return err
-	}
-	now := map[codec.Digest]bool{}
-	for _, r := range newRefs {
-		now[r.Digest] = true
-	}
-	var gone []backend.PartRef
-	for _, r := range oldRefs {
-		if !now[r.Digest] {
-			gone = append(gone, r)
-		}
-	}
+// dropUnreferenced cleans up what old referenced and updated does not: the
+// parts gone (the head stops referring to them) and an old chunked body.
+func (b *Backend) dropUnreferenced(ctx context.Context, old, updated *Object, gone []backend.PartRef) error {
 	var chunks []string
 	if cs := old.Head.BodyChunks; cs != nil && (updated.Head.BodyChunks == nil || updated.Head.BodyChunks.ID != cs.ID) {
 		chunks = bodyChunkNames(old, cs)
 	}
-	err = b.parallel(ctx, len(gone)+1, func(ctx context.Context, i int) error {
+	err := b.parallel(ctx, len(gone)+1, func(ctx context.Context, i int) error {
 		if i == len(gone) {
 			return b.deleteChunks(ctx, old.Namespace, chunks)
 		}

@@ -1,0 +1,406 @@
+package crsplit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/internal/codec"
+)
+
+// kubeStore is the protocol's object store on the Kubernetes API: head
+// objects are Releases, parts are Charts, Values and Manifests, chunks are
+// Chunks; Version is the resourceVersion, UID the object's UID, Referrers
+// its ownerReferences (so that the cluster's garbage collector removes
+// what only deleted Releases owned) and Labels its labels.
+type kubeStore struct{ c *client }
+
+var (
+	_ cas.ObjectStore   = (*kubeStore)(nil)
+	_ cas.ReferrerAdder = (*kubeStore)(nil)
+)
+
+// resource returns the resource (plural) and the kind of objects of k.
+func resource(k cas.Kind) (res, kind string) {
+	switch k {
+	case cas.KindHead:
+		return resReleases, "Release"
+	case cas.KindChart:
+		return resCharts, "Chart"
+	case cas.KindValues:
+		return resValues, "Values"
+	case cas.KindManifest:
+		return resManifests, "Manifest"
+	}
+	return resChunks, "Chunk"
+}
+
+// kindOf returns the protocol's kind of an object of Kubernetes kind k in
+// helmstore.io/v1; 0 for any other.
+func kindOf(apiVer, k string) cas.Kind {
+	if apiVer != apiVersion {
+		return 0
+	}
+	for _, c := range []cas.Kind{cas.KindHead, cas.KindChart, cas.KindValues, cas.KindManifest, cas.KindChunk} {
+		if _, kind := resource(c); kind == k {
+			return c
+		}
+	}
+	return 0
+}
+
+// meta returns the metadata obj is written with.
+func objectMeta(obj *cas.Object) metav1.ObjectMeta {
+	m := metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, UID: types.UID(obj.UID), ResourceVersion: obj.Version}
+	for k, v := range obj.Labels {
+		// A label Kubernetes would refuse (a release name longer than
+		// a label value) is not indexed: queries on it are filtered
+		// by the protocol.
+		if len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
+			continue
+		}
+		if m.Labels == nil {
+			m.Labels = map[string]string{}
+		}
+		m.Labels[k] = v
+	}
+	for _, r := range obj.Referrers {
+		m.OwnerReferences = append(m.OwnerReferences, ownerRef(r))
+	}
+	return m
+}
+
+// ownerRef is the ownerReference of referrer r.
+func ownerRef(r cas.Referrer) metav1.OwnerReference {
+	_, kind := resource(r.Kind)
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: r.Name, UID: types.UID(r.UID)}
+}
+
+// fromMeta returns the object of kind k with metadata m.
+func fromMeta(k cas.Kind, m *metav1.ObjectMeta) *cas.Object {
+	obj := &cas.Object{Kind: k, Namespace: m.Namespace, Name: m.Name, UID: string(m.UID), Version: m.ResourceVersion,
+		Created: m.CreationTimestamp.Time, Labels: m.Labels}
+	for _, o := range m.OwnerReferences {
+		obj.Referrers = append(obj.Referrers, cas.Referrer{Kind: kindOf(o.APIVersion, o.Kind), Name: o.Name, UID: string(o.UID)})
+	}
+	return obj
+}
+
+// encode returns the Kubernetes object for obj.
+func encode(obj *cas.Object) (any, error) {
+	_, kind := resource(obj.Kind)
+	tm := metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
+	m := objectMeta(obj)
+	switch {
+	case obj.Head != nil:
+		return &releaseObject{TypeMeta: tm, ObjectMeta: m, Spec: releaseSpecOf(obj.Head)}, nil
+	case obj.Part != nil:
+		p := obj.Part
+		return &partObject{TypeMeta: tm, ObjectMeta: m, Spec: partSpec{Digest: p.Digest, Size: p.Size, StoredSize: p.StoredSize,
+			FrameDigest: p.FrameDigest, Chunks: p.Chunks, Complete: p.Complete, Data: p.Data}}, nil
+	case obj.Chunk != nil:
+		return &chunkObject{TypeMeta: tm, ObjectMeta: m, Spec: chunkSpec{Of: obj.Chunk.Of, Index: obj.Chunk.Index, Data: obj.Chunk.Data}}, nil
+	}
+	return nil, fmt.Errorf("%s %s: no record to write", kind, obj.Name)
+}
+
+// releaseSpecOf returns the spec of a Release holding h, with the printer
+// columns' fields.
+func releaseSpecOf(h *cas.HeadRecord) releaseSpec {
+	s := releaseSpec{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
+		CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
+		ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
+		Parts: partRefs(h.Parts), Record: h.Body}
+	if h.ChartName != "" {
+		s.Chart = h.ChartName + "-" + h.ChartVersion
+	}
+	if cs := h.BodyChunks; cs != nil {
+		s.ReleaseChunks = &chunkSet{ID: cs.ID, Count: cs.Count, Size: cs.Size, Digest: cs.Digest}
+	}
+	s.Updated, s.Description = shown(h.Body)
+	return s
+}
+
+// shown returns the record's info.last_deployed and info.description, for
+// the printer columns ("" for a record kept in chunks, or without them).
+func shown(frame []byte) (updated, description string) {
+	if len(frame) == 0 {
+		return "", ""
+	}
+	raw, err := codec.Decompress(frame)
+	if err != nil {
+		return "", ""
+	}
+	var rec struct {
+		Info struct {
+			LastDeployed json.RawMessage `json:"last_deployed"`
+			Description  string          `json:"description"`
+		} `json:"info"`
+	}
+	// Only shown, not read back: a record without them shows nothing.
+	json.Unmarshal(raw, &rec)
+	json.Unmarshal(rec.Info.LastDeployed, &updated)
+	return updated, rec.Info.Description
+}
+
+// decode returns the object of kind k in raw (JSON); one that does not
+// decode is returned as far as it does, with Err set.
+func decode(k cas.Kind, raw []byte) *cas.Object {
+	switch k {
+	case cas.KindHead:
+		var o releaseObject
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return decodeDamaged(raw, err)
+		}
+		obj := fromMeta(k, &o.ObjectMeta)
+		obj.Head = headRecordOf(&o.Spec)
+		obj.StoredBytes = int64(len(raw))
+		return obj
+	case cas.KindChunk:
+		var o chunkObject
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return damagedMeta(k, raw, err)
+		}
+		obj := fromMeta(k, &o.ObjectMeta)
+		obj.Chunk = &cas.ChunkRecord{Of: o.Spec.Of, Index: o.Spec.Index, Data: o.Spec.Data}
+		return obj
+	}
+	var o partObject
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return damagedMeta(k, raw, err)
+	}
+	obj := fromMeta(k, &o.ObjectMeta)
+	s := &o.Spec
+	obj.Part = &cas.PartRecord{Digest: s.Digest, Size: s.Size, StoredSize: s.StoredSize, FrameDigest: s.FrameDigest,
+		Chunks: s.Chunks, Complete: s.Complete, Data: s.Data}
+	obj.StoredBytes = int64(len(raw))
+	return obj
+}
+
+// headRecordOf returns the head a Release's spec holds. A record written by
+// earlier versions as a structured object (spec.release) is compressed
+// into the frame the engine reads.
+func headRecordOf(s *releaseSpec) *cas.HeadRecord {
+	h := &cas.HeadRecord{Key: s.Key, Name: s.Name, Version: s.Version, Status: s.Status, Owner: s.Owner,
+		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt,
+		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
+		Parts: cas.PartDigests(s.Parts), Body: s.Record}
+	if len(h.Body) == 0 && len(s.Release) > 0 {
+		h.Body = codec.Compress(s.Release)
+	}
+	if cs := s.ReleaseChunks; cs != nil {
+		h.BodyChunks = &cas.ChunkSet{ID: cs.ID, Count: cs.Count, Size: cs.Size, Digest: cs.Digest}
+	}
+	return h
+}
+
+// damagedMeta is an object of kind k that does not decode: its metadata if
+// that much does, and Err.
+func damagedMeta(k cas.Kind, raw []byte, err error) *cas.Object {
+	var o struct {
+		metav1.ObjectMeta `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &o) != nil {
+		// Not even the metadata: keep the name, if that much decodes.
+		var m struct {
+			Metadata struct {
+				Name, Namespace, UID, ResourceVersion string
+			} `json:"metadata"`
+		}
+		json.Unmarshal(raw, &m)
+		o.Name, o.Namespace, o.UID, o.ResourceVersion = m.Metadata.Name, m.Metadata.Namespace, types.UID(m.Metadata.UID), m.Metadata.ResourceVersion
+	}
+	obj := fromMeta(k, &o.ObjectMeta)
+	_, kind := resource(k)
+	obj.Err = fmt.Errorf("%s %s in namespace %s: %w: %v", kind, o.Name, o.Namespace, codec.ErrCorrupt, err)
+	return obj
+}
+
+// decodeDamaged decodes what it can of a Release that does not decode as a
+// whole (a field of the wrong type, a record that is not base64): its
+// metadata, and each field of its spec that decodes.
+func decodeDamaged(raw []byte, err error) *cas.Object {
+	obj := damagedMeta(cas.KindHead, raw, err)
+	var o struct {
+		Spec map[string]json.RawMessage `json:"spec"`
+	}
+	json.Unmarshal(raw, &o)
+	var s releaseSpec
+	for k, p := range map[string]any{"key": &s.Key, "parts": &s.Parts, "releaseChunks": &s.ReleaseChunks} {
+		if v, ok := o.Spec[k]; ok {
+			json.Unmarshal(v, p)
+		}
+	}
+	obj.Head = headRecordOf(&s)
+	return obj
+}
+
+// wrap adds the protocol's sentinel to a request's error where one
+// applies.
+func wrap(err error, res, name string) error {
+	switch {
+	case err == nil:
+		return nil
+	case objectMissing(err, res, name):
+		return fmt.Errorf("%w: %w", cas.ErrNotFound, err)
+	case isAlreadyExists(err):
+		return fmt.Errorf("%w: %w", cas.ErrExists, err)
+	case isConflict(err):
+		return fmt.Errorf("%w: %w", cas.ErrVersionMismatch, err)
+	}
+	return err
+}
+
+// Create implements cas.ObjectStore. A Release is answered whole (to check
+// that the cluster's CRD kept what was written); parts and chunks, whose
+// bytes the caller has, with their metadata only.
+func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, error) {
+	res, _ := resource(obj.Kind)
+	o, err := encode(&cas.Object{Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, Labels: obj.Labels, Referrers: obj.Referrers,
+		Head: obj.Head, Part: obj.Part, Chunk: obj.Chunk})
+	if err != nil {
+		return nil, err
+	}
+	if obj.Kind != cas.KindHead {
+		m, err := s.c.createQuiet(ctx, res, obj.Namespace, obj.Name, o)
+		if err != nil {
+			return nil, wrap(err, res, obj.Name)
+		}
+		return fromMeta(obj.Kind, &m.ObjectMeta), nil
+	}
+	raw, err := s.c.create(ctx, res, obj.Namespace, obj.Name, o)
+	if err != nil {
+		return nil, wrap(err, res, obj.Name)
+	}
+	created := decode(obj.Kind, raw)
+	if created.Err == nil && created.Head.Parts != obj.Head.Parts {
+		// The API server pruned a field it does not know: the
+		// cluster's CRDs are older than this version (delta bases are
+		// new). Nothing may stay of this write.
+		s.c.delete(ctx, res, obj.Namespace, obj.Name, types.UID(created.UID), created.Version)
+		return nil, fmt.Errorf("%w: the Release CRD in the cluster does not keep spec.parts as written (older than this version of helmstore?): install this version's CRDs (InstallCRDs, CRDManifests)", ErrCRDsNotInstalled)
+	}
+	return created, created.Err
+}
+
+// Get implements cas.ObjectStore: a stale read is answered from the API
+// server's watch cache (resourceVersion=0: no etcd read, and no decoding
+// of a large object on the server).
+func (s *kubeStore) Get(ctx context.Context, ref cas.Ref, opt cas.ReadOptions) (*cas.Object, error) {
+	res, _ := resource(ref.Kind)
+	if opt.Meta {
+		m, err := s.c.getMeta(ctx, res, ref.Namespace, ref.Name)
+		if err != nil {
+			return nil, wrap(err, res, ref.Name)
+		}
+		return fromMeta(ref.Kind, &m.ObjectMeta), nil
+	}
+	raw, err := s.c.read(ctx, res, ref.Namespace, ref.Name, opt.Stale)
+	if err != nil {
+		return nil, wrap(err, res, ref.Name)
+	}
+	return decode(ref.Kind, raw), nil
+}
+
+// Replace implements cas.ObjectStore: a Release is updated (PUT) with its
+// UID and resourceVersion; a part, whose rights are get, create, patch and
+// delete, is merge-patched with them as preconditions.
+func (s *kubeStore) Replace(ctx context.Context, obj *cas.Object) (*cas.Object, error) {
+	if obj.Version == "" {
+		return nil, fmt.Errorf("replace %s: no version to replace", obj.Name)
+	}
+	res, _ := resource(obj.Kind)
+	o, err := encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	var raw []byte
+	if obj.Kind == cas.KindHead {
+		raw, err = s.c.update(ctx, res, obj.Namespace, obj.Name, o)
+	} else {
+		m := objectMeta(obj)
+		patch := map[string]any{"metadata": map[string]any{"uid": m.UID, "resourceVersion": m.ResourceVersion,
+			"labels": m.Labels, "ownerReferences": m.OwnerReferences}}
+		if p, ok := o.(*partObject); ok {
+			patch["spec"] = p.Spec
+		}
+		raw, err = s.c.patch(ctx, res, obj.Namespace, obj.Name, types.MergePatchType, patch)
+	}
+	if err != nil {
+		return nil, wrap(err, res, obj.Name)
+	}
+	return decode(obj.Kind, raw), nil
+}
+
+// Delete implements cas.ObjectStore.
+func (s *kubeStore) Delete(ctx context.Context, ref cas.Ref, version string) error {
+	res, _ := resource(ref.Kind)
+	return wrap(s.c.delete(ctx, res, ref.Namespace, ref.Name, "", version), res, ref.Name)
+}
+
+// List implements cas.ObjectStore with a label selector (labels
+// Kubernetes would refuse are left out of it, as they are left out of the
+// objects) and, for a name, a field selector.
+func (s *kubeStore) List(ctx context.Context, sel cas.Selector) ([]*cas.Object, error) {
+	res, _ := resource(sel.Kind)
+	var terms []string
+	for k, v := range sel.Labels {
+		if len(validation.IsQualifiedName(k)) == 0 && len(validation.IsValidLabelValue(v)) == 0 {
+			terms = append(terms, k+"="+v)
+		}
+	}
+	for _, k := range sel.Has {
+		if len(validation.IsQualifiedName(k)) == 0 {
+			terms = append(terms, k)
+		}
+	}
+	opts := metav1.ListOptions{LabelSelector: joinSorted(terms)}
+	if sel.Name != "" {
+		opts.FieldSelector = "metadata.name=" + sel.Name
+	}
+	if sel.Meta {
+		ms, err := s.c.listMeta(ctx, res, sel.Namespace, opts)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]*cas.Object, len(ms))
+		for i := range ms {
+			out[i] = fromMeta(sel.Kind, &ms[i].ObjectMeta)
+		}
+		return out, nil
+	}
+	raws, err := s.c.list(ctx, res, sel.Namespace, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*cas.Object, len(raws))
+	for i, raw := range raws {
+		out[i] = decode(sel.Kind, raw)
+	}
+	return out, nil
+}
+
+// AddReferrer implements cas.ReferrerAdder with a JSON patch appending to
+// the ownerReferences of the latest version (the API server drops a
+// duplicate UID). An object without an ownerReferences list to append to
+// (never left so by the protocol) is left to the protocol's
+// compare-and-swap.
+func (s *kubeStore) AddReferrer(ctx context.Context, ref cas.Ref, r cas.Referrer) (*cas.Object, error) {
+	res, _ := resource(ref.Kind)
+	patch := []map[string]any{{"op": "add", "path": "/metadata/ownerReferences/-", "value": ownerRef(r)}}
+	raw, err := s.c.patch(ctx, res, ref.Namespace, ref.Name, types.JSONPatchType, patch)
+	if err != nil {
+		if st, ok := apiStatus(err); ok && st.Code >= 400 && st.Code < 500 && !objectMissing(err, res, ref.Name) && !isConflict(err) && st.Code != http.StatusForbidden {
+			return nil, fmt.Errorf("%w: %w", errors.ErrUnsupported, err)
+		}
+		return nil, wrap(err, res, ref.Name)
+	}
+	return decode(ref.Kind, raw), nil
+}
