@@ -2,6 +2,7 @@ package cas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"time"
@@ -44,8 +45,8 @@ func (r Retry) withDefaults() Retry {
 // Do calls attempt until it reports done or an error, waiting between
 // attempts as the policy says. attempt reports done=false when it lost a
 // race and should run again. When the policy gives up, Do returns
-// ErrConflict, wrapped with what (what the retried write was); when ctx
-// ends first, ctx's error.
+// ErrConflict, wrapped with what (what the retried write was), also when
+// ctx's deadline comes during a wait; when ctx is cancelled, ctx's error.
 func (r Retry) Do(ctx context.Context, what string, attempt func(ctx context.Context) (done bool, err error)) error {
 	r = r.withDefaults()
 	deadline, ok := ctx.Deadline()
@@ -73,6 +74,11 @@ func (r Retry) Do(ctx context.Context, what string, attempt func(ctx context.Con
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// The deadline came during a wait: the races were
+				// lost as surely as if it had come at the next one.
+				return fmt.Errorf("%s: %w (%d attempts): %w", what, ErrConflict, n, ctx.Err())
+			}
 			return ctx.Err()
 		}
 	}
