@@ -3,12 +3,14 @@ package crsplit
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend/cas"
 )
 
@@ -25,7 +27,8 @@ var (
 	ErrConflict = cas.ErrConflict
 
 	// ErrUnreachable is wrapped when the Kubernetes API server cannot be
-	// reached. It is never reported as "release not found".
+	// reached (with driver.ErrUnavailable). It is never reported as
+	// "release not found".
 	ErrUnreachable = errors.New("cannot reach the Kubernetes API server")
 
 	// ErrForbidden is wrapped when the API server denies a request. The
@@ -64,7 +67,10 @@ func apiStatus(err error) (metav1.Status, bool) {
 type requestError struct {
 	verb, res, ns, name string
 	kind                error // a sentinel, or nil
-	err                 error
+	// unavailable: the server could not be reached or answered with a
+	// server failure (driver.ErrUnavailable).
+	unavailable bool
+	err         error
 }
 
 func (e *requestError) Error() string {
@@ -82,10 +88,14 @@ func (e *requestError) Error() string {
 }
 
 func (e *requestError) Unwrap() []error {
+	out := []error{e.err}
 	if e.kind != nil {
-		return []error{e.kind, e.err}
+		out = append(out, e.kind)
 	}
-	return []error{e.err}
+	if e.unavailable {
+		out = append(out, driver.ErrUnavailable)
+	}
+	return out
 }
 
 // classify wraps err from a request; nil stays nil. Object-not-found and
@@ -99,7 +109,10 @@ func classify(err error, verb, res, ns, name string) error {
 	st, ok := apiStatus(err)
 	switch {
 	case !ok:
-		e.kind = ErrUnreachable
+		e.kind, e.unavailable = ErrUnreachable, true
+	case st.Code >= 500 || st.Code == http.StatusTooManyRequests:
+		// The server failed (or shed load), not the request.
+		e.unavailable = true
 	case st.Reason == metav1.StatusReasonForbidden || st.Reason == metav1.StatusReasonUnauthorized:
 		e.kind = ErrForbidden
 	case st.Reason == metav1.StatusReasonNotFound && st.Details != nil && st.Details.Kind == "namespaces" && st.Details.Name != "" && st.Details.Name != name:

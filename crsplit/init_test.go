@@ -133,8 +133,8 @@ func TestUnreachable(t *testing.T) {
 	dead := &rest.Config{Host: "https://127.0.0.1:" + strconv.Itoa(testenv.FreePort(t)), BearerToken: "x", TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := Open(ctx, dead); !errors.Is(err, ErrUnreachable) {
-		t.Fatalf("open: %v, want ErrUnreachable", err)
+	if _, err := Open(ctx, dead); !errors.Is(err, ErrUnreachable) || !errors.Is(err, driver.ErrUnavailable) {
+		t.Fatalf("open: %v, want ErrUnreachable and driver.ErrUnavailable", err)
 	}
 	// A store whose server goes away.
 	c, err := newClient(dead)
@@ -143,7 +143,7 @@ func TestUnreachable(t *testing.T) {
 	}
 	s := backend.New(newBackend(c, t.Logf), &driver.Config{Name: DriverName})
 	_, err = s.Get(key("app", 1))
-	if !errors.Is(err, ErrUnreachable) || errors.Is(err, driver.ErrReleaseNotFound) {
+	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("get: %v", err)
 	}
 	if _, err := s.Query(map[string]string{"name": "app"}); err == driver.ErrReleaseNotFound || !errors.Is(err, ErrUnreachable) {

@@ -1,6 +1,10 @@
 package cas
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/helmstore/helmstore/driver"
+)
 
 // The outcomes an ObjectStore reports with these errors (wrapped or not),
 // and with no others.
@@ -17,8 +21,8 @@ var (
 	ErrVersionMismatch = errors.New("object version mismatch")
 )
 
-// ErrConflict is wrapped when a write kept losing compare-and-swap races
-// to other writers until its retry policy (bounded by the operation's
-// context deadline) gave up: nothing of the operation is visible to
-// readers, and retrying it is safe.
-var ErrConflict = errors.New("the write lost to concurrent writers more often than the retry policy allows; nothing was written, retrying is safe")
+// ErrConflict (driver.ErrConflict) is wrapped when a write kept losing
+// compare-and-swap races to other writers until its retry policy (bounded
+// by the operation's context deadline) gave up: nothing of the operation
+// is visible to readers, and retrying it is safe.
+var ErrConflict = driver.ErrConflict
