@@ -35,6 +35,11 @@ type Engine struct {
 
 // New returns a Store over b, scoped to driver.DefaultNamespace.
 func New(b Backend, cfg *driver.Config) driver.Store {
+	if cfg.Log == nil {
+		c := *cfg
+		c.Log = func(string, ...interface{}) {}
+		cfg = &c
+	}
 	e := &Engine{name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), cfg: cfg, now: time.Now}
 	return &view{e: e, ns: driver.DefaultNamespace}
 }

@@ -140,3 +140,33 @@ func (m *missingPart) Parts(ctx context.Context, refs []backend.PartRef) (map[co
 	}
 	return out, err
 }
+
+// damagedHeads is a backend whose every head reads as damaged.
+type damagedHeads struct{ backend.Backend }
+
+func (d damagedHeads) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
+	hs, err := d.Backend.Heads(ctx, q)
+	for _, h := range hs {
+		h.Err = errors.New("damaged")
+	}
+	return hs, err
+}
+
+// A config without Log (a backend's own test harness, say) must not make
+// the engine panic when it has something to log: a release List skips.
+func TestNilLogDoesNotPanic(t *testing.T) {
+	s, err := driver.Open(context.Background(), "memstore", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rls := &release.Release{Name: "a", Version: 1, Namespace: "default", Info: &release.Info{Status: release.StatusDeployed}}
+	if err := s.Create("sh.helm.release.v1.a.v1", rls); err != nil {
+		t.Fatal(err)
+	}
+	st := backend.New(damagedHeads{backend.BackendOf(s)}, &driver.Config{Name: "memstore"})
+	got, err := st.List(func(*release.Release) bool { return true })
+	if err != nil || len(got) != 0 {
+		t.Fatalf("List of a damaged release: %d releases, %v; want none, skipped", len(got), err)
+	}
+}
