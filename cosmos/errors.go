@@ -8,13 +8,14 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend/cas"
 )
 
 // ErrUnavailable is wrapped by errors of a Cosmos DB account that could not
 // be reached or answered with a transport or server failure (5xx, or 429
 // until the operation's deadline): never "not found".
-var ErrUnavailable = errors.New("Cosmos DB is unavailable")
+var ErrUnavailable = fmt.Errorf("%w: the Cosmos DB account did not answer", driver.ErrUnavailable)
 
 // substatusOwnerMissing is Cosmos DB's sub-status of a 404 for a missing
 // database or container (as opposed to a missing item).

@@ -36,9 +36,12 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/cli"
 
+	_ "github.com/helmstore/helmstore/cosmos"  // registers cosmos
 	_ "github.com/helmstore/helmstore/crsplit" // registers crsplit
 	"github.com/helmstore/helmstore/driver"
-	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
+	_ "github.com/helmstore/helmstore/driver/backend/memstore" // registers memstore
+	_ "github.com/helmstore/helmstore/redis"                   // registers redis
+	_ "github.com/helmstore/helmstore/sql"                     // registers postgres, mysql, sqlite
 )
 
 func main() {

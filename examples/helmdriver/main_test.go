@@ -92,11 +92,11 @@ func TestHelp(t *testing.T) {
 // HELM_DRIVER, and driver's table of which package registers which name
 // has no name that no backend registers: no import hint is left.
 func TestEveryBackendRegistered(t *testing.T) {
-	if got, want := driver.Drivers(), []string{"crsplit", "mysql", "postgres", "sqlite"}; !reflect.DeepEqual(got, want) {
+	if got, want := driver.Drivers(), []string{"cosmos", "crsplit", "memstore", "mysql", "postgres", "redis", "sqlite"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)
 	}
 	_, err := driver.Open(context.Background(), "crsplt", "")
-	want := `helmstore: unknown storage driver "crsplt" (did you mean "crsplit"?): registered backends are crsplit, mysql, postgres, sqlite`
+	want := `helmstore: unknown storage driver "crsplt" (did you mean "crsplit"?): registered backends are cosmos, crsplit, memstore, mysql, postgres, redis, sqlite`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got  %v\nwant %s", err, want)
 	}
