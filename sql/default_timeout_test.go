@@ -1,0 +1,38 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/helmstore/helmstore/driver"
+)
+
+var probeOnce sync.Once
+
+// A store opened with no options bounds its operations (DefaultTimeout);
+// WithTimeout(0) removes the bound. Before, the default was no bound: a Get
+// on a blackholed PostgreSQL connection blocked for more than 6 minutes.
+func TestDefaultTimeout(t *testing.T) {
+	var got time.Duration
+	probeOnce.Do(func() {
+		driver.Register("timeout-probe", func(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+			got = cfg.Timeout
+			return nil, errors.New("probe")
+		})
+	})
+	driver.Open(context.Background(), "timeout-probe", "")
+	if got <= 0 || got != driver.DefaultTimeout {
+		t.Fatalf("default Timeout %v; want DefaultTimeout (%v), not 0", got, driver.DefaultTimeout)
+	}
+	driver.Open(context.Background(), "timeout-probe", "", driver.WithTimeout(0))
+	if got != 0 {
+		t.Fatalf("WithTimeout(0): Timeout %v; want 0 (no bound)", got)
+	}
+	driver.Open(context.Background(), "timeout-probe", "", driver.WithTimeout(3*time.Second))
+	if got != 3*time.Second {
+		t.Fatalf("WithTimeout(3s): Timeout %v", got)
+	}
+}

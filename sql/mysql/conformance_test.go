@@ -1,0 +1,21 @@
+package mysql
+
+import (
+	"testing"
+
+	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/sql/sqltest"
+)
+
+func TestConformanceMySQL(t *testing.T) {
+	testenv.MySQLServer(t)
+	drivertest.Run(t, sqltest.Harness("mysql", testenv.MySQL))
+}
+
+// MySQL 8 differs from MariaDB (no RETURNING, other collations and
+// defaults); it runs where a Docker engine does, or at HELMSTORE_TEST_MYSQL8.
+func TestConformanceMySQL8(t *testing.T) {
+	testenv.MySQL8(t)
+	drivertest.Run(t, sqltest.Harness("mysql", testenv.MySQL8))
+}

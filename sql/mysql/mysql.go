@@ -1,0 +1,113 @@
+package mysql
+
+import (
+	"context"
+	stdsql "database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/pressly/goose/v3"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
+)
+
+func mysqlCode(err error) uint16 {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+func init() {
+	driver.Register("mysql", open)
+}
+
+// dialect is MySQL's and MariaDB's: ? placeholders, ON DUPLICATE KEY
+// UPDATE, row locks, migrations under a named lock. Write transactions run
+// at READ COMMITTED: at InnoDB's default REPEATABLE READ, gap locks on the
+// labels, parts and chunks indexes make writers of unrelated releases
+// deadlock each other. Nothing a write transaction decides rests on a
+// snapshot: heads are read with FOR UPDATE and reference counts are changed
+// under the part rows' locks, and the parts a Delete reads are kept by the
+// locked head's own references.
+var dialect = sqlbackend.Dialect{
+	Name:       "mysql",
+	Goose:      goose.DialectMySQL,
+	Migrations: migrations,
+	ForUpdate:  " FOR UPDATE",
+	TxOptions:  &stdsql.TxOptions{Isolation: stdsql.LevelReadCommitted},
+	IsUnique:   func(err error) bool { return mysqlCode(err) == 1062 },
+	IsDeadlock: func(err error) bool { return mysqlCode(err) == 1213 },
+	IsRetryable: func(err error) bool {
+		switch mysqlCode(err) {
+		case 1213, 1205: // deadlock, lock wait timeout
+			return true
+		}
+		return false
+	},
+	LockMigrations: func(ctx context.Context, db *stdsql.DB) (goose.ProviderOption, func(), error) {
+		// A named lock held on one connection while goose migrates on others.
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		var got stdsql.NullInt64
+		if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(CONCAT('helmstore-migrate-', DATABASE()), 300)").Scan(&got); err != nil {
+			conn.Close()
+			return nil, nil, err
+		}
+		if got.Int64 != 1 {
+			conn.Close()
+			return nil, nil, errors.New("timed out waiting for another process to finish migrating")
+		}
+		return nil, func() {
+			conn.ExecContext(context.Background(), "SELECT RELEASE_LOCK(CONCAT('helmstore-migrate-', DATABASE()))")
+			conn.Close()
+		}, nil
+	},
+}
+
+// open opens a MySQL or MariaDB store.
+func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+	mc, err := mysqlConfig(cfg.ConnectionString)
+	if err != nil {
+		return nil, err
+	}
+	connector, err := gomysql.NewConnector(mc)
+	if err != nil {
+		return nil, fmt.Errorf("invalid connection string: %w", err)
+	}
+	db := stdsql.OpenDB(connector)
+	db.SetMaxIdleConns(16)
+	db.SetConnMaxLifetime(30 * time.Minute)
+	// Parts are chunked under the server's max_allowed_packet, read now, so
+	// users never need to raise it.
+	var maxPacket int
+	if err := db.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&maxPacket); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	d := dialect
+	d.MaxChunk = chunkSize(maxPacket)
+	return sqlbackend.Open(ctx, db, &d, cfg)
+}
+
+// chunkSize leaves room in a packet for the statement around the chunk.
+func chunkSize(maxPacket int) int {
+	c := maxPacket/2 - 64<<10
+	if c > 8<<20 {
+		c = 8 << 20
+	}
+	if c < 64<<10 {
+		c = 64 << 10
+	}
+	return c
+}

@@ -1,0 +1,43 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/sql/sqltest"
+)
+
+// TLS to a real MariaDB that refuses plaintext: with tls-ca the store works;
+// without TLS, or with a CA that did not sign the server, it is refused.
+func TestMySQLTLS(t *testing.T) {
+	srv := testenv.StartTLSMySQL(t)
+	dsn := func(params string) string {
+		return fmt.Sprintf("%s:%s@tcp(%s)/%s?%s", srv.User, srv.Password, srv.Addr, srv.Database, params)
+	}
+	s := sqltest.Open(t, "mysql", dsn("tls-ca="+srv.CAFile))
+	defer s.Close()
+	if err := s.Create(sqltest.Key("secure", 1), sqltest.Release("secure", "default", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Get(sqltest.Key("secure", 1)); err != nil || r.Name != "secure" {
+		t.Fatalf("get over TLS: %v", err)
+	}
+	for what, params := range map[string]string{
+		"no TLS":                  "tls=false",
+		"a CA that did not sign":  "tls-ca=" + testenv.OtherCA(t),
+		"system roots (tls=true)": "tls=true",
+	} {
+		_, err := driver.Open(context.Background(), "mysql", dsn(params))
+		if err == nil {
+			t.Fatalf("%s: connected to a TLS-only server", what)
+		}
+		if strings.Contains(err.Error(), srv.Password) || errors.Is(err, driver.ErrReleaseNotFound) {
+			t.Fatalf("%s: bad error %v", what, err)
+		}
+	}
+}

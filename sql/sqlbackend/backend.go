@@ -1,0 +1,120 @@
+package sqlbackend
+
+import (
+	"context"
+	stdsql "database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+)
+
+// Backend is backend.Backend over a database/sql pool and a Dialect: what
+// Open returns wrapped in the engine. backend.BackendOf of a SQL store
+// returns one.
+type Backend struct {
+	db *stdsql.DB
+	d  *Dialect
+	// retries bounds how often a transaction that hit a deadlock, a
+	// serialization failure or a lock timeout is run again.
+	retries int
+	// beforeCommit, when set (by tests), runs inside every write
+	// transaction just before it commits.
+	beforeCommit func(ctx context.Context, tx *stdsql.Tx, attempt int) error
+	// deadlocks counts the deadlocks the database reported to write
+	// transactions (retried or not), for tests: writers take their locks
+	// in one order, so there should be none.
+	deadlocks atomic.Int64
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base, body`
+
+// Open checks the connection, brings the schema up to date (under the
+// dialect's migration lock) and returns the store over db: the engine
+// (backend.New) on a Backend. db becomes the store's: Close closes it, and
+// so does a failed Open.
+func Open(ctx context.Context, db *stdsql.DB, d *Dialect, cfg *driver.Config) (driver.Store, error) {
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	if err := migrate(ctx, db, d); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return backend.New(&Backend{db: db, d: d, retries: 8}, cfg), nil
+}
+
+// DB returns the connection pool the backend uses.
+func (b *Backend) DB() *stdsql.DB { return b.db }
+
+// Dialect returns the backend's dialect.
+func (b *Backend) Dialect() *Dialect { return b.d }
+
+// Close closes the connection pool.
+func (b *Backend) Close() error { return b.db.Close() }
+
+// tx runs fn in a transaction, again (with backoff) when the dialect calls
+// the failure retryable. Any other error, and fn's own, is returned as is.
+func (b *Backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = b.tryTx(ctx, attempt, fn)
+		if err != nil && b.d.isDeadlock(err) {
+			b.deadlocks.Add(1)
+		}
+		if err == nil || !b.d.IsRetryable(err) || attempt >= b.retries {
+			return err
+		}
+		backoff := time.Duration(5<<min(attempt, 6)) * time.Millisecond
+		backoff += time.Duration(rand.Int64N(int64(backoff)))
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(backoff):
+		}
+	}
+}
+
+func (b *Backend) tryTx(ctx context.Context, attempt int, fn func(tx *stdsql.Tx) error) error {
+	tx, err := b.db.BeginTx(ctx, b.d.TxOptions)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if b.beforeCommit != nil {
+		if err := b.beforeCommit(ctx, tx, attempt); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error)
+}
+
+func (b *Backend) exec(ctx context.Context, q querier, query string, args ...any) (stdsql.Result, error) {
+	return q.ExecContext(ctx, b.d.Rebind(query), args...)
+}
+
+func (b *Backend) query(ctx context.Context, q querier, query string, args ...any) (*stdsql.Rows, error) {
+	return q.QueryContext(ctx, b.d.Rebind(query), args...)
+}
+
+// placeholders returns "?,?,?" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}

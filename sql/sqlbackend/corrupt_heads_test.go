@@ -1,0 +1,118 @@
+package sqlbackend_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
+	"github.com/helmstore/helmstore/sql/sqltest"
+)
+
+// A head row whose labels column is not JSON, or whose digest is not hex,
+// no longer fails every read of its namespace: the backend returns it with
+// Err (corrupt, naming the release) next to the readable ones, and Delete
+// removes it with its labels. Before, Heads failed as a whole, so List of
+// the namespace failed and the release could not be deleted.
+func TestGarbledHeadRow(t *testing.T) {
+	for _, c := range []struct {
+		name, garble string
+		// partsLeft: after deleting the bad release, the parts left are
+		// exactly those the good one references (not so when a digest is
+		// garbled: the part it named keeps the reference).
+		partsLeft bool
+	}{
+		{"labels", "UPDATE helmstore_releases SET labels = '{not json' WHERE namespace = ? AND release_key = ?", true},
+		{"digest", "UPDATE helmstore_releases SET values_digest = 'not-a-hex-digest' WHERE namespace = ? AND release_key = ?", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlbackend.Backend) {
+				ctx := context.Background()
+				good, bad := sqltest.SharedRelease("good", 1, 1), sqltest.SharedRelease("bad", 2, 2)
+				good.Namespace, bad.Namespace = "default", "default"
+				bad.Labels = map[string]string{"team": "a"}
+				for _, r := range []*release.Release{good, bad} {
+					if err := s.Create(sqltest.Key(r.Name, 1), r); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := b.Exec(ctx, c.garble, "default", sqltest.Key("bad", 1)); err != nil {
+					t.Fatal(err)
+				}
+
+				hs, err := b.Heads(ctx, backend.Query{Namespace: "default"})
+				if err != nil {
+					t.Fatalf("one garbled row failed the whole read: %v", err)
+				}
+				var sawGood, sawBad bool
+				for _, h := range hs {
+					switch h.Key {
+					case sqltest.Key("good", 1):
+						sawGood = true
+						if h.Err != nil {
+							t.Fatalf("the good head has Err %v", h.Err)
+						}
+					case sqltest.Key("bad", 1):
+						sawBad = true
+						if h.Namespace != "default" || !errors.Is(h.Err, codec.ErrCorrupt) || !strings.Contains(h.Err.Error(), sqltest.Key("bad", 1)) {
+							t.Fatalf("the garbled head: namespace %q, Err %v; want ErrCorrupt naming the release", h.Namespace, h.Err)
+						}
+					}
+				}
+				if !sawGood || !sawBad || len(hs) != 2 {
+					t.Fatalf("heads: %d (good %v, bad %v); want both", len(hs), sawGood, sawBad)
+				}
+				rs, err := s.List(func(*release.Release) bool { return true })
+				if err != nil {
+					t.Fatalf("list: %v", err)
+				}
+				listed := false
+				for _, r := range rs {
+					listed = listed || r.Name == "good"
+				}
+				if !listed {
+					t.Fatalf("list: %d releases without the good one", len(rs))
+				}
+
+				h, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(codec.Digest) bool { return false })
+				if err != nil {
+					t.Fatalf("delete of the garbled release: %v", err)
+				}
+				if h.Key != sqltest.Key("bad", 1) || h.Err == nil {
+					t.Fatalf("delete returned head %q with Err %v", h.Key, h.Err)
+				}
+				for _, table := range []string{"helmstore_releases", "helmstore_labels"} {
+					var n int
+					if err := b.DB().QueryRowContext(ctx, b.Dialect().Rebind("SELECT COUNT(*) FROM "+table+" WHERE namespace = ? AND release_key = ?"), "default", sqltest.Key("bad", 1)).Scan(&n); err != nil {
+						t.Fatal(err)
+					}
+					if n != 0 {
+						t.Fatalf("%d rows of the deleted release left in %s", n, table)
+					}
+				}
+				if _, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(codec.Digest) bool { return false }); !errors.Is(err, driver.ErrReleaseNotFound) {
+					t.Fatalf("second delete: %v; want ErrReleaseNotFound", err)
+				}
+				got, err := s.Get(sqltest.Key("good", 1))
+				if err != nil || got.Manifest != good.Manifest {
+					t.Fatalf("the good release after deleting the bad one: %v", err)
+				}
+				if c.partsLeft {
+					st, err := s.Stats(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if st.Releases != 1 || st.Parts["chart"] != 1 || st.Parts["values"] != 1 || st.Parts["manifest"] != 1 {
+						t.Fatalf("stats after deleting the bad release: %+v; want the good one's release and parts", st)
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,78 @@
+package sqlbackend
+
+import (
+	"context"
+	stdsql "database/sql"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/pressly/goose/v3"
+)
+
+// Dialect is what differs between SQL databases: a dialect package (such as
+// sql/postgres) fills one in and passes it to Open with its connection pool.
+// The engine writes its statements with ? placeholders; Rebind turns them
+// into the dialect's.
+type Dialect struct {
+	// Name is the database's name in messages ("postgres", "mysql", ...).
+	Name string
+	// Goose is the pressly/goose dialect that runs Migrations.
+	Goose goose.Dialect
+	// Migrations holds the dialect's goose migration files (NNNNN_*.sql)
+	// in its directory "migrations" (as //go:embed migrations/*.sql makes
+	// it). Every dialect creates the same tables (see the package
+	// documentation); goose records the applied version in
+	// helmstore_schema_version.
+	Migrations fs.FS
+	// Dollar: placeholders are $1, $2... instead of ?.
+	Dollar bool
+	// Returning: INSERT ... ON CONFLICT ... DO UPDATE ... RETURNING and
+	// UPDATE ... RETURNING work (else MySQL's ON DUPLICATE KEY UPDATE and
+	// a SELECT of the rows just written).
+	Returning bool
+	// ForUpdate is appended to a SELECT that must lock the rows it reads
+	// ("" where writers are serialized anyway, as in SQLite).
+	ForUpdate string
+	// MaxChunk bounds one stored chunk of a part, in bytes (0: no bound).
+	MaxChunk int
+	// TxOptions are the options of write transactions (nil: the
+	// database's defaults).
+	TxOptions *stdsql.TxOptions
+	// IsUnique reports a unique-key violation.
+	IsUnique func(error) bool
+	// IsRetryable reports a deadlock, serialization failure or lock
+	// timeout: the whole transaction may be run again.
+	IsRetryable func(error) bool
+	// IsDeadlock reports a deadlock the database detected (counted, for
+	// tests: writers lock in one order, so there should be none). Nil: the
+	// database reports none.
+	IsDeadlock func(error) bool
+	// LockMigrations holds a lock across processes while migrating: a goose
+	// session locker, or nil and an unlock function for a lock of its own.
+	LockMigrations func(ctx context.Context, db *stdsql.DB) (goose.ProviderOption, func(), error)
+}
+
+// Rebind returns q with its ? placeholders in the dialect's form.
+func (d *Dialect) Rebind(q string) string {
+	if !d.Dollar {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+func (d *Dialect) isDeadlock(err error) bool {
+	return d.IsDeadlock != nil && d.IsDeadlock(err)
+}

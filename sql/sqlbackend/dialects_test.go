@@ -1,0 +1,51 @@
+package sqlbackend_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
+
+	_ "github.com/helmstore/helmstore/sql/mysql"
+	_ "github.com/helmstore/helmstore/sql/postgres"
+	_ "github.com/helmstore/helmstore/sql/sqlite"
+)
+
+// The engine's tests run on every dialect, which they register above.
+
+// sqlBackends opens a fresh store of each SQL backend, giving the store and
+// its backend to fn in a subtest.
+func sqlBackends(t *testing.T, fn func(t *testing.T, s driver.Store, b *sqlbackend.Backend), opts ...driver.Option) {
+	for _, c := range []struct {
+		name string
+		conn func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "helm.db") }},
+		{"postgres", func(t *testing.T) string { return testenv.Postgres(t) }},
+		{"mysql", func(t *testing.T) string { return testenv.MySQL(t) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := driver.Open(context.Background(), c.name, c.conn(t), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			fn(t, s, backend.BackendOf(s).(*sqlbackend.Backend))
+		})
+	}
+}
+
+// openStore opens the store name at conn and returns it with its backend.
+func openStore(t *testing.T, name, conn string, opts ...driver.Option) (driver.Store, *sqlbackend.Backend) {
+	t.Helper()
+	s, err := driver.Open(context.Background(), name, conn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, backend.BackendOf(s).(*sqlbackend.Backend)
+}

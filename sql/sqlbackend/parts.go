@@ -1,0 +1,232 @@
+package sqlbackend
+
+import (
+	"context"
+	stdsql "database/sql"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/codec"
+)
+
+// Parts reads the chunks of the referenced parts in one query.
+func (b *Backend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
+	return b.readParts(ctx, b.db, refs)
+}
+
+func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
+	if len(refs) == 0 {
+		return map[codec.Digest][]byte{}, nil
+	}
+	byNS := map[string][]string{}
+	var nss []string
+	for _, r := range refs {
+		if _, ok := byNS[r.Namespace]; !ok {
+			nss = append(nss, r.Namespace)
+		}
+		byNS[r.Namespace] = append(byNS[r.Namespace], r.Digest.String())
+	}
+	var conds []string
+	var args []any
+	for _, ns := range nss {
+		conds = append(conds, "(namespace = ? AND digest IN ("+placeholders(len(byNS[ns]))+"))")
+		args = append(args, ns)
+		for _, d := range byNS[ns] {
+			args = append(args, d)
+		}
+	}
+	rows, err := b.query(ctx, q, "SELECT namespace, digest, seq, data FROM helmstore_part_chunks WHERE "+strings.Join(conds, " OR ")+" ORDER BY namespace, digest, seq", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	// A copy whose chunks are not numbered 0, 1, ... or whose digest does
+	// not parse is left out: the engine reports the releases that use it as
+	// corrupt, and every other part of the read still counts.
+	type copyKey struct{ ns, d string }
+	chunks := map[copyKey][][]byte{}
+	broken := map[copyKey]bool{}
+	for rows.Next() {
+		var k copyKey
+		var seq int
+		var data []byte
+		if err := rows.Scan(&k.ns, &k.d, &seq, &data); err != nil {
+			return nil, err
+		}
+		if seq != len(chunks[k]) {
+			broken[k] = true
+		}
+		chunks[k] = append(chunks[k], data)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[codec.Digest][]byte, len(chunks))
+	for k, cs := range chunks {
+		d, err := codec.ParseDigest(k.d)
+		if err != nil || broken[k] {
+			continue
+		}
+		out[d] = codec.Join(cs)
+	}
+	return out, nil
+}
+
+// refParts adds one reference to each part in ns, inserting the parts that
+// are new and writing their chunks.
+func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*codec.Part) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	var vals []string
+	var args []any
+	for _, p := range parts {
+		vals = append(vals, "(?,?,?,?,1)")
+		args = append(args, ns, p.Digest.String(), p.Kind.String(), p.Size)
+	}
+	insert := "INSERT INTO helmstore_parts (namespace, digest, kind, raw_size, refs) VALUES " + strings.Join(vals, ",")
+	var rows *stdsql.Rows
+	var err error
+	if b.d.Returning {
+		rows, err = b.query(ctx, tx, insert+" ON CONFLICT (namespace, digest) DO UPDATE SET refs = helmstore_parts.refs + 1 RETURNING digest, refs", args...)
+	} else {
+		// MySQL has no RETURNING: upsert, then read the counts back (our
+		// own writes, under the row locks the upsert took).
+		if _, err := b.exec(ctx, tx, insert+" ON DUPLICATE KEY UPDATE refs = refs + 1", args...); err != nil {
+			return err
+		}
+		ds := []any{ns}
+		for _, p := range parts {
+			ds = append(ds, p.Digest.String())
+		}
+		rows, err = b.query(ctx, tx, "SELECT digest, refs FROM helmstore_parts WHERE namespace = ? AND digest IN ("+placeholders(len(parts))+") FOR UPDATE", ds...)
+	}
+	if err != nil {
+		return err
+	}
+	refs, err := scanRefs(rows)
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		n, ok := refs[p.Digest.String()]
+		if !ok {
+			return fmt.Errorf("part %s was not recorded", p.Digest.Short())
+		}
+		if n == 1 { // new in this namespace: write its bytes
+			if err := b.writeChunks(ctx, tx, ns, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scanRefs reads (digest, refs) rows.
+func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
+	defer rows.Close()
+	refs := map[string]int{}
+	for rows.Next() {
+		var d string
+		var n int
+		if err := rows.Scan(&d, &n); err != nil {
+			return nil, err
+		}
+		refs[d] = n
+	}
+	return refs, rows.Err()
+}
+
+func (b *Backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *codec.Part) error {
+	for seq, c := range codec.Chunks(p.Frame(), b.d.MaxChunk) {
+		if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)",
+			ns, p.Digest.String(), seq, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adjustRefs adds a reference to each part in add and drops one from each
+// digest in remove, in one pass in digest order: every writer locks the part
+// rows it changes in the same global order (after its one head), so
+// concurrent writers sharing parts wait for each other but never deadlock.
+// A part new to ns gets its chunks written; a part left with no reference
+// is deleted with its chunks. add and remove are disjoint (diffParts).
+func (b *Backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*codec.Part, remove []codec.Digest) error {
+	type change struct {
+		d    string
+		part *codec.Part // nil: drop a reference
+	}
+	byDigest := map[string]*change{}
+	for _, d := range remove {
+		if !d.IsZero() {
+			byDigest[d.String()] = &change{d: d.String()}
+		}
+	}
+	for _, p := range add {
+		byDigest[p.Digest.String()] = &change{d: p.Digest.String(), part: p}
+	}
+	changes := make([]*change, 0, len(byDigest))
+	for _, c := range byDigest {
+		changes = append(changes, c)
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].d < changes[j].d })
+	var dead []any
+	for _, c := range changes {
+		if c.part != nil {
+			if err := b.refParts(ctx, tx, ns, []*codec.Part{c.part}); err != nil {
+				return err
+			}
+			continue
+		}
+		n, ok, err := b.unref(ctx, tx, ns, c.d)
+		if err != nil {
+			return err
+		}
+		if ok && n <= 0 {
+			dead = append(dead, c.d)
+		}
+	}
+	if len(dead) == 0 {
+		return nil
+	}
+	// The dead parts are locked by this transaction (their rows, at refs
+	// 0): deleting them last keeps the lock order.
+	dargs := append([]any{ns}, dead...)
+	din := "namespace = ? AND digest IN (" + placeholders(len(dead)) + ")"
+	if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_part_chunks WHERE "+din, dargs...); err != nil {
+		return err
+	}
+	_, err := b.exec(ctx, tx, "DELETE FROM helmstore_parts WHERE "+din, dargs...)
+	return err
+}
+
+// unref drops one reference from part d in ns, returning the references
+// left; ok is false if ns holds no such part.
+func (b *Backend) unref(ctx context.Context, tx *stdsql.Tx, ns, d string) (refs int, ok bool, err error) {
+	const upd = "UPDATE helmstore_parts SET refs = refs - 1 WHERE namespace = ? AND digest = ?"
+	var rows *stdsql.Rows
+	if b.d.Returning {
+		rows, err = b.query(ctx, tx, upd+" RETURNING refs", ns, d)
+	} else {
+		// The UPDATE locked the row: read our own write back.
+		if _, err = b.exec(ctx, tx, upd, ns, d); err != nil {
+			return 0, false, err
+		}
+		rows, err = b.query(ctx, tx, "SELECT refs FROM helmstore_parts WHERE namespace = ? AND digest = ?", ns, d)
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		if err := rows.Scan(&refs); err != nil {
+			return 0, false, err
+		}
+		ok = true
+	}
+	return refs, ok, rows.Err()
+}

@@ -1,0 +1,45 @@
+package sqlbackend
+
+import (
+	"context"
+
+	"github.com/helmstore/helmstore/driver"
+)
+
+// Stats counts heads and parts, and sums their stored sizes.
+func (b *Backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+	s := driver.Stats{Parts: map[string]int{}}
+	where, args := "", []any{}
+	if ns != "" {
+		where, args = " WHERE namespace = ?", []any{ns}
+	}
+	row := b.db.QueryRowContext(ctx, b.d.Rebind("SELECT COUNT(*), COALESCE(SUM(LENGTH(body) + LENGTH(labels)), 0) FROM helmstore_releases"+where), args...)
+	if err := row.Scan(&s.Releases, &s.HeadBytes); err != nil {
+		return s, err
+	}
+	var labelBytes int64
+	if err := b.db.QueryRowContext(ctx, b.d.Rebind("SELECT COALESCE(SUM(LENGTH(label_key) + LENGTH(label_value)), 0) FROM helmstore_labels"+where), args...).Scan(&labelBytes); err != nil {
+		return s, err
+	}
+	s.HeadBytes += labelBytes
+	rows, err := b.query(ctx, b.db, "SELECT kind, COUNT(*), COALESCE(SUM(raw_size), 0) FROM helmstore_parts"+where+" GROUP BY kind", args...)
+	if err != nil {
+		return s, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind string
+		var n int
+		var raw int64
+		if err := rows.Scan(&kind, &n, &raw); err != nil {
+			return s, err
+		}
+		s.Parts[kind] = n
+		s.RawPartBytes += raw
+	}
+	if err := rows.Err(); err != nil {
+		return s, err
+	}
+	err = b.db.QueryRowContext(ctx, b.d.Rebind("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM helmstore_part_chunks"+where), args...).Scan(&s.PartBytes)
+	return s, err
+}

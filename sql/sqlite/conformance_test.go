@@ -1,0 +1,21 @@
+package sqlite
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/sql/sqltest"
+)
+
+func TestConformanceSQLite(t *testing.T) {
+	drivertest.Run(t, sqltest.Harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }))
+}
+
+// Without a part cache every read decodes parts for itself alone and the
+// engine builds releases on their bytes without copying them (the path of
+// a CLI's cold reads): the whole suite again, NoAliasing included.
+func TestConformanceSQLiteNoCache(t *testing.T) {
+	drivertest.Run(t, sqltest.Harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }, driver.WithCacheBytes(0)))
+}

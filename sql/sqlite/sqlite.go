@@ -1,0 +1,83 @@
+package sqlite
+
+import (
+	"context"
+	stdsql "database/sql"
+	"embed"
+	"errors"
+
+	"github.com/pressly/goose/v3"
+	modernc "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/filelock"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
+)
+
+func sqliteCode(err error) int {
+	var se *modernc.Error
+	if errors.As(err, &se) {
+		return se.Code()
+	}
+	return 0
+}
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+func init() {
+	driver.Register("sqlite", open)
+}
+
+// dialect is SQLite's: RETURNING, no row locks (write transactions begin
+// IMMEDIATE, so writers are serialized), a file lock around migrations
+// (set per database by open).
+var dialect = sqlbackend.Dialect{
+	Name:       "sqlite",
+	Goose:      goose.DialectSQLite3,
+	Migrations: migrations,
+	Returning:  true,
+	IsUnique: func(err error) bool {
+		c := sqliteCode(err)
+		return c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || c == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+	},
+	IsRetryable: func(err error) bool {
+		c := sqliteCode(err) & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	},
+}
+
+// open opens (creating if needed) a SQLite store at a file path. The file's
+// directory must exist, unless it is the default location.
+func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+	dsn, path, memory, err := dsnOf(cfg.ConnectionString)
+	if err != nil {
+		return nil, err
+	}
+	if path != "" && !memory {
+		if err := sqliteDir(path, cfg.ConnectionString == ""); err != nil {
+			return nil, err
+		}
+	}
+	connector, err := modernc.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	db := stdsql.OpenDB(lockConnector{connector})
+	if memory {
+		// Every connection to :memory: is a new database: keep one.
+		db.SetMaxOpenConns(1)
+	}
+	d := dialect
+	d.LockMigrations = func(ctx context.Context, db *stdsql.DB) (goose.ProviderOption, func(), error) {
+		if memory {
+			return nil, func() {}, nil
+		}
+		// The lock file gets the database's owner and mode, so that a run
+		// as root does not lock the database's owner out.
+		unlock, err := filelock.LockLike(ctx, path+".migrate-lock", path)
+		return nil, unlock, err
+	}
+	return sqlbackend.Open(ctx, db, &d, cfg)
+}

@@ -1,0 +1,98 @@
+package sqltest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
+)
+
+// Tamper returns the conformance suite's Tamperer over the database of s, a
+// store of any SQL dialect: it edits rows directly, as a hand edit or a bad
+// restore would.
+func Tamper(t *testing.T, s driver.Store) drivertest.Tamperer {
+	b, ok := backend.BackendOf(s).(*sqlbackend.Backend)
+	if !ok {
+		t.Fatalf("%T is not a SQL store", s)
+	}
+	return tamperer{b}
+}
+
+type tamperer struct{ b *sqlbackend.Backend }
+
+func (tp tamperer) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := tp.b.DB().ExecContext(ctx, tp.b.Dialect().Rebind(q), args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (tp tamperer) Head(ctx context.Context, ns, key string) (drivertest.StoredHead, error) {
+	var h drivertest.StoredHead
+	err := tp.b.DB().QueryRowContext(ctx, tp.b.Dialect().Rebind("SELECT body, chart_digest, values_digest, manifest_digest FROM helmstore_releases WHERE namespace = ? AND release_key = ?"), ns, key).
+		Scan(&h.Body, &h.Chart, &h.Values, &h.Manifest)
+	return h, err
+}
+
+func (tp tamperer) SetHead(ctx context.Context, ns, key string, h drivertest.StoredHead) error {
+	return tp.update(ctx, "UPDATE helmstore_releases SET body = ?, chart_digest = ?, values_digest = ?, manifest_digest = ? WHERE namespace = ? AND release_key = ?",
+		h.Body, h.Chart, h.Values, h.Manifest, ns, key)
+}
+
+func (tp tamperer) Part(ctx context.Context, ns, d string) ([]byte, error) {
+	rows, err := tp.b.DB().QueryContext(ctx, tp.b.Dialect().Rebind("SELECT data FROM helmstore_part_chunks WHERE namespace = ? AND digest = ? ORDER BY seq"), ns, d)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var chunks [][]byte
+	for rows.Next() {
+		var c []byte
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, c)
+	}
+	return codec.Join(chunks), rows.Err()
+}
+
+func (tp tamperer) SetPart(ctx context.Context, ns, d string, frame []byte) error {
+	if _, err := tp.exec(ctx, "DELETE FROM helmstore_part_chunks WHERE namespace = ? AND digest = ?", ns, d); err != nil {
+		return err
+	}
+	for seq, c := range codec.Chunks(frame, tp.b.Dialect().MaxChunk) {
+		if _, err := tp.exec(ctx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)", ns, d, seq, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (tp tamperer) DeletePart(ctx context.Context, ns, d string) error {
+	if _, err := tp.exec(ctx, "DELETE FROM helmstore_part_chunks WHERE namespace = ? AND digest = ?", ns, d); err != nil {
+		return err
+	}
+	return tp.update(ctx, "DELETE FROM helmstore_parts WHERE namespace = ? AND digest = ?", ns, d)
+}
+
+func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
+	return tp.update(ctx, "UPDATE helmstore_releases SET labels = ? WHERE namespace = ? AND release_key = ?", "{not json", ns, key)
+}
+
+// update runs a statement that must change exactly one row.
+func (tp tamperer) update(ctx context.Context, q string, args ...any) error {
+	n, err := tp.exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("%s: %d rows changed", q, n)
+	}
+	return nil
+}
