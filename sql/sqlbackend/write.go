@@ -117,7 +117,7 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 			h.Namespace, h.Key); err != nil {
 			return err
 		}
-		if old.Err != nil || !sameLabels(old.Labels, h.Labels) {
+		if old.Err != nil || !backend.SameLabels(old.Labels, h.Labels) {
 			if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", h.Namespace, h.Key); err != nil {
 				return err
 			}
@@ -139,18 +139,6 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 		}
 		return b.adjustRefs(ctx, tx, h.Namespace, add, removed)
 	})
-}
-
-func sameLabels(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // diffParts returns the digests h references that old does not, and those
