@@ -22,14 +22,17 @@ var conformanceConfig = cas.Config{InlinePartBytes: 512, InlineBodyBytes: 2 << 1
 func harness(adder bool) drivertest.Harness {
 	var mu sync.Mutex
 	data := map[driver.Store]*castest.Store{}
+	backends := map[driver.Store]*cas.Backend{}
 	open := func(s *castest.Store, opts ...driver.Option) driver.Store {
 		cfg := &driver.Config{Name: "castest", CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout, Log: func(string, ...interface{}) {}}
 		for _, o := range opts {
 			o(cfg)
 		}
-		st := backend.New(cas.New(objectStore(s, adder), conformanceConfig), cfg)
+		b := cas.New(objectStore(s, adder), conformanceConfig)
+		st := backend.New(b, cfg)
 		mu.Lock()
 		data[st] = s
+		backends[st] = b
 		mu.Unlock()
 		return st
 	}
@@ -47,7 +50,12 @@ func harness(adder bool) drivertest.Harness {
 		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
 			return open(of(t, s).Process(nil), opts...)
 		},
-		Tamper:            func(t *testing.T, s driver.Store) drivertest.Tamperer { return tamperer{of(t, s)} },
+		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
+			d := of(t, s)
+			mu.Lock()
+			defer mu.Unlock()
+			return tamperer{s: d, b: backends[s]}
+		},
 		LargeReleaseBytes: 4 << 20,
 		Ops:               1000,
 	}
@@ -66,11 +74,18 @@ func TestConformanceCompareAndSwap(t *testing.T) {
 	drivertest.Run(t, harness(false))
 }
 
-// tamperer damages a castest.Store's data behind the protocol's back.
-type tamperer struct{ s *castest.Store }
+// tamperer damages a castest.Store's data behind the protocol's back,
+// once b's background commits are done: damage is done to data at rest
+// (a head still pending that references another release's part is, by
+// the protocol, a write not yet committed, and so not found).
+type tamperer struct {
+	s *castest.Store
+	b *cas.Backend
+}
 
 // object finds the stored object of namespace ns named name, among kinds.
 func (tp tamperer) object(ns, name string, kinds ...cas.Kind) (*cas.Object, error) {
+	tp.b.WaitCommits()
 	for _, k := range kinds {
 		for _, o := range tp.s.Objects(k) {
 			if o.Namespace == ns && o.Name == name {
@@ -115,6 +130,7 @@ func (tp tamperer) Head(ctx context.Context, ns, key string) (drivertest.StoredH
 // SetHead stores the body inline (a body in chunks is left to the
 // garbage) and the digests as given.
 func (tp tamperer) SetHead(ctx context.Context, ns, key string, sh drivertest.StoredHead) error {
+	tp.b.WaitCommits()
 	return tp.s.Edit(cas.Ref{Kind: cas.KindHead, Namespace: ns, Name: key}, func(o *cas.Object) {
 		o.Head.Body, o.Head.BodyChunks = sh.Body, nil
 		o.Head.Parts.Chart, o.Head.Parts.Values, o.Head.Parts.Manifest = sh.Chart, sh.Values, sh.Manifest
@@ -157,5 +173,6 @@ func (tp tamperer) DeletePart(ctx context.Context, ns, d string) error {
 }
 
 func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
+	tp.b.WaitCommits()
 	return tp.s.Garble(cas.Ref{Kind: cas.KindHead, Namespace: ns, Name: key})
 }
