@@ -5,18 +5,20 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/driver/drivertest"
 )
 
 // harness opens each store on a new container of the test server; Reopen
-// is a second client on the same container.
+// is a second client on the same container; Tamper edits its items.
 func harness() drivertest.Harness {
 	var mu sync.Mutex
 	conns := map[driver.Store]string{}
+	backends := map[driver.Store]*cas.Backend{}
 	open := func(t *testing.T, conn string, opts ...driver.Option) driver.Store {
-		s, _ := openTest(t, conn, options{}, opts...)
+		s, b := openTest(t, conn, options{}, opts...)
 		mu.Lock()
-		conns[s] = conn
+		conns[s], backends[s] = conn, b
 		mu.Unlock()
 		return s
 	}
@@ -30,6 +32,15 @@ func harness() drivertest.Harness {
 				t.Fatal("Reopen of a store Open did not return")
 			}
 			return open(t, conn, opts...)
+		},
+		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
+			mu.Lock()
+			b, ok := backends[s]
+			mu.Unlock()
+			if !ok {
+				t.Fatal("Tamper of a store Open did not return")
+			}
+			return newTamperer(b)
 		},
 	}
 }
