@@ -41,6 +41,10 @@ type options struct {
 	counter *Counter
 	observe func(kind cas.Kind, size int)
 	hooks   *cas.Hooks
+	// protocol, if set, replaces the protocol's configuration (sizes,
+	// retries); perCall policies run first on every call, before retries.
+	protocol *cas.Config
+	perCall  []policy.Policy
 }
 
 // Open opens the Cosmos DB container cfg.ConnectionString names (see
@@ -70,8 +74,12 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *ca
 		return nil, nil, err
 	}
 	st := &objectStore{c: c, observe: o.observe}
-	b := cas.New(st, cas.Config{InlinePartBytes: InlinePartBytes, InlineBodyBytes: InlineBodyBytes, ChunkBytes: ChunkBytes,
-		Log: cfg.Log, Hooks: o.hooks})
+	pc := cas.Config{InlinePartBytes: InlinePartBytes, InlineBodyBytes: InlineBodyBytes, ChunkBytes: ChunkBytes}
+	if o.protocol != nil {
+		pc = *o.protocol
+	}
+	pc.Log, pc.Hooks = cfg.Log, o.hooks
+	b := cas.New(st, pc)
 	return backend.New(b, cfg), b, nil
 }
 
@@ -84,6 +92,7 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *ca
 func newClient(set settings, o options) (*azcosmos.Client, error) {
 	opts := &azcosmos.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Transport:        countingTransport{next: httpClient(set.insecure), c: o.counter},
+		PerCallPolicies:  o.perCall,
 		PerRetryPolicies: []policy.Policy{throttlePolicy{}},
 		Retry:            policy.RetryOptions{MaxRetries: 3, RetryDelay: 200 * time.Millisecond, MaxRetryDelay: 30 * time.Second, ShouldRetry: shouldRetry},
 	}}
@@ -112,7 +121,7 @@ func shouldRetry(resp *http.Response, err error) bool {
 	case http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		req := resp.Request
-		return req != nil && (req.Method == http.MethodGet || req.Header.Get("x-ms-documentdb-isquery") != "")
+		return req != nil && (req.Method == http.MethodGet || req.Header.Get("x-ms-documentdb-query") != "")
 	}
 	return false
 }

@@ -46,7 +46,7 @@ func (r run) name() string {
 	if r.adder {
 		mode = "adder"
 	}
-	return fmt.Sprintf("%s/%s/%s", r.sc.name, mode, r.desc)
+	return fmt.Sprintf("%s/%s/%s", r.sc.Name, mode, r.desc)
 }
 
 func objectStore(s *castest.Store, adder bool) cas.ObjectStore {
@@ -73,51 +73,28 @@ func (r run) exec() result {
 	bad := func(format string, a ...any) { res.violations = append(res.violations, fmt.Sprintf(format, a...)) }
 	data := castest.New(nil)
 	setup, _ := open(r.store(data), driver.DefaultCacheBytes)
-	for _, o := range r.sc.setup {
-		if err := o.run(setup); err != nil {
+	for _, o := range r.sc.Setup {
+		if err := o.Run(setup); err != nil {
 			bad("setup %s: %v", o, err)
 			return res
 		}
 	}
 	setup.Close()
 
-	mine := states(r.sc.setup, r.sc.ops)
-	var theirs []map[string]string
-	if r.sc.other != nil {
-		theirs = states(nil, r.sc.other)
-	}
-	// allowed[key] holds every value key has in some state a reader may
-	// see, "" for absent.
-	allowed := map[string]map[string]bool{}
-	for _, ss := range [][]map[string]string{mine, theirs} {
-		keys := map[string]bool{}
-		for _, s := range ss {
-			for k := range s {
-				keys[k] = true
-			}
-		}
-		for k := range keys {
-			if allowed[k] == nil {
-				allowed[k] = map[string]bool{}
-			}
-			for _, s := range ss {
-				allowed[k][s[k]] = true
-			}
-		}
-	}
+	allowed := r.sc.Allowed()
 
 	proc := data.Process(r.plan)
 	s, _ := open(r.store(proc), driver.DefaultCacheBytes)
 	var wg sync.WaitGroup
 	var otherErr error
-	if r.sc.other != nil {
+	if r.sc.Other != nil {
 		o, _ := open(r.store(data.Process(nil)), driver.DefaultCacheBytes)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer o.Close()
-			for _, op := range r.sc.other {
-				if err := op.run(o); err != nil {
+			for _, op := range r.sc.Other {
+				if err := op.Run(o); err != nil {
 					otherErr = fmt.Errorf("%s: %w", op, err)
 					return
 				}
@@ -162,7 +139,7 @@ func (r run) exec() result {
 					}
 				case err != nil:
 					note("reader: get %s: %v", k, err)
-				case !allowed[k][canon(got)]:
+				case !allowed[k][castest.Canon(got)]:
 					note("reader: get %s: a release no state has (status %s, %s)", k, got.Info.Status, got.Info.Description)
 				}
 				if i%4 == 0 {
@@ -171,7 +148,7 @@ func (r run) exec() result {
 						note("reader: list: %v", err)
 					}
 					for _, got := range rs {
-						if k := key(got.Name, got.Version); !allowed[k][canon(got)] {
+						if k := key(got.Name, got.Version); !allowed[k][castest.Canon(got)] {
 							note("reader: list: %s: a release no state has (status %s)", k, got.Info.Status)
 						}
 					}
@@ -180,10 +157,10 @@ func (r run) exec() result {
 		}()
 	}
 
-	failed := len(r.sc.ops)
-	results := make([]string, 0, len(r.sc.ops))
-	for i, o := range r.sc.ops {
-		err := o.run(s)
+	failed := len(r.sc.Ops)
+	results := make([]string, 0, len(r.sc.Ops))
+	for i, o := range r.sc.Ops {
+		err := o.Run(s)
 		results = append(results, fmt.Sprintf("%s: %v", o, err))
 		if err != nil {
 			failed = i
@@ -205,7 +182,7 @@ func (r run) exec() result {
 	close(stop)
 	wg.Wait()
 	res.writes, res.dead, res.reads = proc.Writes(), proc.Dead(), reads.Load()
-	res.failed = failed < len(r.sc.ops)
+	res.failed = failed < len(r.sc.Ops)
 	res.violations = append(res.violations, readerBad...)
 	if otherErr != nil {
 		bad("the other process (no faults) failed: %v", otherErr)
@@ -213,29 +190,13 @@ func (r run) exec() result {
 
 	check, cb := open(r.store(data.Process(nil)), 0)
 	defer check.Close()
-	// The state: the ops before the failed one happened, the failed one
-	// wholly or not at all, none after it.
-	want := []map[string]string{mine[failed]}
-	if failed < len(r.sc.ops) {
-		want = append(want, mine[failed+1])
-	}
-	seen, err := snapshot(check, allowed)
+	seen, err := castest.Snapshot(check, allowed)
 	if err != nil {
 		bad("reading back: %v", err)
 	}
-	mineSeen, theirsSeen := split(seen, r.sc.otherRelease)
-	res.whole = res.failed && equal(mineSeen, want[1])
-	if !anyEqual(mineSeen, want) {
-		bad("state after op %d of %d failed is none of the %d allowed:\n  have %s\n  want %s", failed, len(r.sc.ops), len(want), keysOf(mineSeen), describe(want))
-	}
-	if theirs != nil && !equal(theirsSeen, theirs[len(theirs)-1]) {
-		bad("the other process's releases: have %s, want %s", keysOf(theirsSeen), keysOf(theirs[len(theirs)-1]))
-	}
-	for _, name := range []string{"app", "keep", r.sc.otherRelease} {
-		if n := deployed(seen, name); n > 1 {
-			bad("%d revisions of %s deployed", n, name)
-		}
-	}
+	judged, whole := r.sc.Judge(seen, failed)
+	res.violations = append(res.violations, judged...)
+	res.whole = res.failed && whole
 
 	// Garbage: once the dead writer's leftovers are stale, Collect
 	// commits or removes them, and changes nothing readers see.
@@ -245,12 +206,12 @@ func (r run) exec() result {
 	if err := cb.Collect(ctx, ns); err != nil {
 		bad("collect: %v", err)
 	}
-	after, err := snapshot(check, allowed)
+	after, err := castest.Snapshot(check, allowed)
 	if err != nil {
 		bad("reading back after collect: %v", err)
 	}
-	if !equal(after, seen) {
-		bad("collect changed what readers see: before %s, after %s", keysOf(seen), keysOf(after))
+	if !castest.Equal(after, seen) {
+		bad("collect changed what readers see: before %s, after %s", castest.KeysOf(seen), castest.KeysOf(after))
 	}
 	heads := 0
 	for _, o := range data.Objects(cas.KindHead) {
@@ -286,126 +247,6 @@ func tail(s []string, n int) []string {
 		return append([]string{fmt.Sprintf("(%d calls before)", len(s)-n)}, s[len(s)-n:]...)
 	}
 	return s
-}
-
-// snapshot reads every release of the namespace: List, and Get of each,
-// which must agree.
-// Every key of keys that List left out must be not found: a release that
-// cannot be read (missing parts) is skipped by List, but Get reports it.
-func snapshot(s driver.Store, keys map[string]map[string]bool) (out map[string]string, err error) {
-	rs, err := s.List(func(*release.Release) bool { return true })
-	if err != nil {
-		return nil, err
-	}
-	out = map[string]string{}
-	defer func() {
-		for k := range keys {
-			if _, ok := out[k]; ok {
-				continue
-			}
-			if _, gerr := s.Get(k); !errors.Is(gerr, driver.ErrReleaseNotFound) && err == nil {
-				err = fmt.Errorf("get %s, which list left out: %v", k, gerr)
-			}
-		}
-	}()
-	for _, r := range rs {
-		k := key(r.Name, r.Version)
-		out[k] = canon(r)
-		got, err := s.Get(k)
-		if err != nil {
-			return nil, fmt.Errorf("get %s, which list returned: %w", k, err)
-		}
-		if canon(got) != out[k] {
-			return nil, fmt.Errorf("get %s differs from list", k)
-		}
-	}
-	for _, name := range []string{"app", "keep", "web"} {
-		n := 0
-		for k := range out {
-			if strings.HasPrefix(k, key(name, 0)[:len(key(name, 0))-1]) {
-				n++
-			}
-		}
-		rs, err := s.Query(map[string]string{"name": name})
-		if errors.Is(err, driver.ErrReleaseNotFound) {
-			rs, err = nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("query name=%s: %w", name, err)
-		}
-		if len(rs) != n {
-			return nil, fmt.Errorf("query name=%s: %d releases, list has %d", name, len(rs), n)
-		}
-	}
-	return out, nil
-}
-
-// split separates the releases of the other process (name other) from the
-// rest.
-func split(m map[string]string, other string) (mine, theirs map[string]string) {
-	mine, theirs = map[string]string{}, map[string]string{}
-	for k, v := range m {
-		if other != "" && strings.HasPrefix(k, "sh.helm.release.v1."+other+".v") {
-			theirs[k] = v
-		} else {
-			mine[k] = v
-		}
-	}
-	return mine, theirs
-}
-
-func deployed(m map[string]string, name string) int {
-	n := 0
-	for k, v := range m {
-		if strings.HasPrefix(k, "sh.helm.release.v1."+name+".v") && strings.Contains(v, `"status":"deployed"`) {
-			n++
-		}
-	}
-	return n
-}
-
-func equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-func anyEqual(a map[string]string, bs []map[string]string) bool {
-	for _, b := range bs {
-		if equal(a, b) {
-			return true
-		}
-	}
-	return false
-}
-
-// keysOf describes a state: its keys with each release's status.
-func keysOf(m map[string]string) string {
-	var out []string
-	for k, v := range m {
-		st := "?"
-		if i := strings.Index(v, `"status":"`); i >= 0 {
-			st = v[i+10:]
-			st = st[:strings.IndexByte(st, '"')]
-		}
-		out = append(out, strings.TrimPrefix(k, "sh.helm.release.v1.")+"="+st)
-	}
-	sort.Strings(out)
-	return "[" + strings.Join(out, " ") + "]"
-}
-
-func describe(ms []map[string]string) string {
-	var out []string
-	for _, m := range ms {
-		out = append(out, keysOf(m))
-	}
-	return strings.Join(out, " or ")
 }
 
 // faultKinds are the faults injected at each write in turn.

@@ -12,6 +12,10 @@
 // what it left. Plans are deterministic: At and CrashAt pick the n-th
 // write; Random draws faults from a seed and the call's number.
 //
+// Scenarios (scenario.go) are the crash-point runs' Helm operations, with
+// what a reader may see after each (States, Allowed) and the checks of
+// what a reader finds once a writer failed or died amid them (Snapshot,
+// Judge); backends on the protocol run them over their own service too.
 // The package's own tests run the protocol through thousands of such crash
 // points (crash_test.go) and the drivertest conformance suite on a
 // fault-free Store.
