@@ -4,18 +4,51 @@ import (
 	"crypto/tls"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
 
-// Counter counts the HTTP round trips a store makes and the request
-// charge (RU, from the x-ms-request-charge header) the service reports.
+// Counter counts the HTTP round trips a store makes, the sequential steps
+// they took, and the request charge (RU, from the x-ms-request-charge
+// header) the service reports.
 type Counter struct {
 	trips     atomic.Int64
 	milliRU   atomic.Int64
 	throttled atomic.Int64
+
+	mu sync.Mutex
+	// done is the deepest step of the requests finished so far; steps the
+	// deepest of all.
+	done, steps int
+}
+
+// Steps returns the sequential round-trip steps since the last Reset: the
+// longest chain of requests each sent after the one before it was
+// answered. Requests in flight together count as one step: it is the
+// latency an operation pays, in round trips.
+func (c *Counter) Steps() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.steps
+}
+
+// start returns the step of a request being sent now.
+func (c *Counter) start() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.done + 1
+	c.steps = max(c.steps, d)
+	return d
+}
+
+// finish records that a request of step d was answered.
+func (c *Counter) finish(d int) {
+	c.mu.Lock()
+	c.done = max(c.done, d)
+	c.mu.Unlock()
 }
 
 // RoundTrips returns the HTTP requests sent so far.
@@ -28,7 +61,14 @@ func (c *Counter) RequestCharge() float64 { return float64(c.milliRU.Load()) / 1
 func (c *Counter) Throttled() int64 { return c.throttled.Load() }
 
 // Reset sets the counts to zero.
-func (c *Counter) Reset() { c.trips.Store(0); c.milliRU.Store(0); c.throttled.Store(0) }
+func (c *Counter) Reset() {
+	c.trips.Store(0)
+	c.milliRU.Store(0)
+	c.throttled.Store(0)
+	c.mu.Lock()
+	c.done, c.steps = 0, 0
+	c.mu.Unlock()
+}
 
 // countingTransport is the HTTP transport of the SDK, counting.
 type countingTransport struct {
@@ -37,8 +77,13 @@ type countingTransport struct {
 }
 
 func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
+	if t.c == nil {
+		return t.next.Do(req)
+	}
+	step := t.c.start()
 	resp, err := t.next.Do(req)
-	if t.c != nil {
+	t.c.finish(step)
+	{
 		t.c.trips.Add(1)
 		if err == nil {
 			if f, perr := strconv.ParseFloat(resp.Header.Get("x-ms-request-charge"), 64); perr == nil {
