@@ -5,14 +5,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -33,10 +31,8 @@ const CosmosKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGG
 const cosmosPackage = "@vercel/cosmosdb-server"
 
 var (
-	cosmosOnce sync.Once
-	cosmosProc *proc
-	cosmosURL  string
-	cosmosErr  error
+	cosmosServer shared[string]
+	cosmosProc   *proc
 )
 
 // Cosmos returns the endpoint (https://127.0.0.1:PORT) of a Cosmos DB API
@@ -49,11 +45,7 @@ var (
 // test is skipped, or fails under HELMSTORE_REQUIRE_SERVICES=1.
 func Cosmos(t testing.TB) string {
 	t.Helper()
-	cosmosOnce.Do(func() { cosmosURL, cosmosErr = startCosmos() })
-	if cosmosErr != nil {
-		Unavailable(t, "the Cosmos DB test server", cosmosErr)
-	}
-	return cosmosURL
+	return cosmosServer.get(t, "the Cosmos DB test server", startCosmos)
 }
 
 // StopCosmos stops the test server Cosmos started, if any (call it from
@@ -131,7 +123,7 @@ func installCosmosServer() (string, error) {
 	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm ci in %s: %v: %s", dir, err, lastBytes(string(out), 1500))
+		return "", fmt.Errorf("npm ci in %s: %v: %s", dir, err, tail(out, 1500))
 	}
 	if _, err := os.Stat(cli); err != nil {
 		return "", fmt.Errorf("npm ci installed no %s: %w", cli, err)
@@ -169,27 +161,12 @@ func startCosmos() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for attempt := 0; ; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return "", err
-		}
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		p, err := startProc(dir, "cosmosdb-server", "node", cli, "-p", strconv.Itoa(port), "--host", "127.0.0.1")
-		if err != nil {
-			return "", err
-		}
-		deadline := time.Now().Add(60 * time.Second)
-		for time.Now().Before(deadline) && !p.exited() && !reachable(addr) {
-			time.Sleep(100 * time.Millisecond)
-		}
-		if !p.exited() && reachable(addr) {
-			cosmosProc = p
-			return "https://" + addr, nil
-		}
-		p.stop(time.Second)
-		if attempt == 2 {
-			return "", fmt.Errorf("started the Cosmos DB test server (%s) on %s but it does not answer: %s", cli, addr, p.logTail())
-		}
+	p, addr, err := startOnFreePort(dir, "cosmosdb-server", "node", func(port int) []string {
+		return []string{cli, "-p", strconv.Itoa(port), "--host", "127.0.0.1"}
+	}, 60*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("the Cosmos DB test server: %w", err)
 	}
+	cosmosProc = p
+	return "https://" + addr, nil
 }

@@ -73,6 +73,16 @@ func (p *proc) stop(grace time.Duration) {
 	}
 }
 
+// kill ends the process at once (SIGKILL: a server saves nothing on the
+// way out) and waits until it has exited.
+func (p *proc) kill() {
+	if p == nil || p.exited() {
+		return
+	}
+	terminate(p.cmd, true)
+	<-p.done
+}
+
 // freePorts returns n distinct TCP ports on 127.0.0.1 that were free a moment
 // ago.
 func freePorts(n int) ([]int, error) {

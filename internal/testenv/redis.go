@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,11 +25,7 @@ const RedisServerEnv = "HELMSTORE_REDIS_SERVER"
 
 const defaultRedis = "redis://127.0.0.1:6379/0"
 
-var (
-	redisOnce sync.Once
-	redisURL  string
-	redisErr  error
-)
+var redisServer shared[string]
 
 // Redis returns the URL of a reachable standalone Redis server: the one in
 // HELMSTORE_TEST_REDIS, else the machine's own on 127.0.0.1:6379, else a
@@ -38,11 +33,7 @@ var (
 // test binary exits). Tests share it; each keeps to its own key prefix.
 func Redis(t testing.TB) string {
 	t.Helper()
-	redisOnce.Do(func() { redisURL, redisErr = findRedis() })
-	if redisErr != nil {
-		Unavailable(t, "Redis", redisErr)
-	}
-	return redisURL
+	return redisServer.get(t, "Redis", findRedis)
 }
 
 func findRedis() (string, error) {
@@ -92,8 +83,8 @@ type RedisNode struct {
 	Dir  string
 	args []string
 
-	mu  sync.Mutex
-	cmd *exec.Cmd
+	mu sync.Mutex
+	p  *proc
 }
 
 var (
@@ -128,8 +119,16 @@ func StartRedisNode(t testing.TB, extra ...string) *RedisNode {
 
 // startRedisNode starts redis-server with extra arguments in a new temporary
 // directory (no persistence unless extra asks for it). A "{port}" in extra
-// is replaced by the port chosen.
+// is replaced by the port chosen; with --tls-port, the plain port is off.
 func startRedisNode(extra []string) (*RedisNode, error) {
+	return startRedisProcess("", extra)
+}
+
+// startRedisProcess starts redis-server as startRedisNode does; with a
+// config, that text (after "{port}" is replaced) is written to redis.conf in
+// the node's directory and the server loads it (a Sentinel needs a config
+// file it can rewrite).
+func startRedisProcess(config string, extra []string) (*RedisNode, error) {
 	bin, err := RedisServerBinary()
 	if err != nil {
 		return nil, err
@@ -138,89 +137,80 @@ func startRedisNode(extra []string) (*RedisNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	n := &RedisNode{Dir: dir}
+	p, addr, err := startOnFreePort(dir, "redis", bin, func(port int) []string {
+		n.args = redisArgs(dir, port, config, extra)
+		return n.args
+	}, 30*time.Second)
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
-	n := &RedisNode{Port: port, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir}
-	listen := []string{"--port", strconv.Itoa(port)}
-	for i, a := range extra {
-		a = strings.ReplaceAll(a, "{port}", strconv.Itoa(port))
-		extra[i] = a
-		if a == "--tls-port" {
-			listen = []string{"--port", "0"}
-		}
-	}
-	n.args = append([]string{"--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, listen...)
-	n.args = append(n.args, extra...)
-	if err := n.start(bin); err != nil {
-		return nil, err
-	}
+	n.p, n.Addr = p, addr
+	n.Port, _ = strconv.Atoi(addr[strings.LastIndex(addr, ":")+1:])
 	nodesMu.Lock()
 	nodes = append(nodes, n)
 	nodesMu.Unlock()
 	return n, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// redisArgs returns redis-server's arguments for a node on port in dir,
+// writing config to dir/redis.conf first when there is one (a write error
+// shows as the server failing to start).
+func redisArgs(dir string, port int, config string, extra []string) []string {
+	ps := strconv.Itoa(port)
+	var args []string
+	if config != "" {
+		conf := filepath.Join(dir, "redis.conf")
+		os.WriteFile(conf, []byte(strings.ReplaceAll(config, "{port}", ps)), 0o600)
+		args = append(args, conf)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (n *RedisNode) start(bin string) error {
-	cmd := exec.Command(bin, n.args...)
-	detach(cmd)
-	if err := cmd.Start(); err != nil {
-		return err
+	listen := []string{"--port", ps}
+	var rest []string
+	for _, a := range extra {
+		a = strings.ReplaceAll(a, "{port}", ps)
+		if a == "--tls-port" {
+			listen = []string{"--port", "0"}
+		}
+		rest = append(rest, a)
 	}
-	go cmd.Wait()
-	n.mu.Lock()
-	n.cmd = cmd
-	n.mu.Unlock()
-	if !waitFor(n.Addr, 30*time.Second) {
-		log, _ := os.ReadFile(filepath.Join(n.Dir, "redis.log"))
-		n.Kill()
-		return fmt.Errorf("started %s on %s but it does not answer: %s", bin, n.Addr, lastBytes(string(log), 800))
-	}
-	return nil
-}
-
-func lastBytes(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
+	args = append(args, "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no")
+	args = append(args, listen...)
+	return append(args, rest...)
 }
 
 // Kill kills the server (SIGKILL: nothing is saved on the way out).
 func (n *RedisNode) Kill() {
 	n.mu.Lock()
-	cmd := n.cmd
-	n.cmd = nil
+	p := n.p
+	n.p = nil
 	n.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	terminate(cmd, true)
-	for i := 0; i < 100 && reachable(n.Addr); i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
+	p.kill()
 }
 
-// Restart starts the server again after Kill, with the same arguments and
-// directory (what it persisted there, if anything, is loaded).
+// Running reports whether n is running (not killed, not exited).
+func (n *RedisNode) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.p != nil && !n.p.exited()
+}
+
+// Restart starts the server again after Kill, with the same port,
+// arguments and directory (what it persisted there, if anything, is
+// loaded).
 func (n *RedisNode) Restart() error {
 	bin, err := RedisServerBinary()
 	if err != nil {
 		return err
 	}
-	return n.start(bin)
+	p, err := startServer(n.Dir, "redis", bin, n.args, n.Addr, 30*time.Second, nil)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.p = p
+	n.mu.Unlock()
+	return nil
 }
 
 // Client returns a go-redis client connected to the node alone.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -63,32 +62,23 @@ func (c *RedisCluster) NodeFor(ctx context.Context, key string) (*RedisNode, err
 	return nil, fmt.Errorf("no primary serves %q", key)
 }
 
-var (
-	clusterOnce sync.Once
-	clusterURL  string
-	clusterErr  error
-)
+var sharedCluster shared[string]
 
 // SharedRedisCluster returns the connection string of a Redis Cluster the
 // tests of this process share (each keeping to its own key prefix): the one
 // in HELMSTORE_TEST_REDIS_CLUSTER, else three primaries started here.
 func SharedRedisCluster(t testing.TB) string {
 	t.Helper()
-	clusterOnce.Do(func() {
+	return sharedCluster.get(t, "Redis Cluster", func() (string, error) {
 		if a := os.Getenv(RedisClusterEnv); a != "" {
-			clusterURL = "redis://" + a
-			return
+			return "redis://" + a, nil
 		}
-		var c *RedisCluster
-		c, clusterErr = startRedisCluster(3, 0)
-		if clusterErr == nil {
-			clusterURL = c.URL()
+		c, err := startRedisCluster(3, 0)
+		if err != nil {
+			return "", err
 		}
+		return c.URL(), nil
 	})
-	if clusterErr != nil {
-		Unavailable(t, "Redis Cluster", clusterErr)
-	}
-	return clusterURL
 }
 
 // StartRedisCluster starts a private cluster of primaries, each with
@@ -133,7 +123,7 @@ func startRedisCluster(primaries, replicas int) (*RedisCluster, error) {
 	}
 	args = append(args, "--cluster-replicas", fmt.Sprint(replicas), "--cluster-yes")
 	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
-		return fail(fmt.Errorf("redis-cli %s: %v: %s", strings.Join(args, " "), err, lastBytes(string(out), 1500)))
+		return fail(fmt.Errorf("redis-cli %s: %v: %s", strings.Join(args, " "), err, tail(out, 1500)))
 	}
 	if err := c.WaitHealthy(60 * time.Second); err != nil {
 		return fail(err)
@@ -149,10 +139,7 @@ func (c *RedisCluster) WaitHealthy(d time.Duration) error {
 	for time.Now().Before(deadline) {
 		ok := true
 		for _, n := range c.Nodes {
-			n.mu.Lock()
-			up := n.cmd != nil
-			n.mu.Unlock()
-			if !up {
+			if !n.Running() {
 				continue
 			}
 			cl := n.Client()
@@ -179,21 +166,24 @@ func (c *RedisCluster) WaitHealthy(d time.Duration) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("the Redis Cluster did not become healthy: %s", lastBytes(last, 600))
+	return fmt.Errorf("the Redis Cluster did not become healthy: %s", tail([]byte(last), 600))
 }
 
 // WaitReplicated waits until every running replica has applied everything
 // its primary has (replication offsets equal), so a primary can be killed
 // without losing what was written before.
 func (c *RedisCluster) WaitReplicated(d time.Duration) error {
+	return waitReplicated(c.Nodes, d)
+}
+
+// waitReplicated waits until every running replica among nodes has applied
+// everything its primary has.
+func waitReplicated(nodes []*RedisNode, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		behind := ""
-		for _, n := range c.Nodes {
-			n.mu.Lock()
-			up := n.cmd != nil
-			n.mu.Unlock()
-			if !up {
+		for _, n := range nodes {
+			if !n.Running() {
 				continue
 			}
 			cl := n.Client()
@@ -226,11 +216,4 @@ func (c *RedisCluster) WaitReplicated(d time.Duration) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return errors.New("replicas did not catch up with their primaries")
-}
-
-// Running reports whether n is running (not killed).
-func (n *RedisNode) Running() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.cmd != nil
 }
