@@ -15,9 +15,11 @@
 //	redis://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000
 //	                                              Cluster (several addresses: seeds)
 //	redis://cluster.example:7000?cluster=true     Cluster from one seed address
-//	redis://10.0.0.1:26379,10.0.0.2:26379/0?master_name=mymaster&password=secret
+//	redis://:sentinel-secret@10.0.0.1:26379,10.0.0.2:26379/0?master_name=mymaster&password=secret
 //	                                              Sentinel: the addresses are Sentinels,
-//	                                              password is the primary's
+//	                                              master_name the primary's name there,
+//	                                              password the primary's password, the
+//	                                              URL's user info the Sentinels' own
 //
 // helmstore's parameters: key_prefix (default "helmstore"; every key the
 // backend writes starts with it and a colon, so several tools or

@@ -82,6 +82,8 @@ type RedisNode struct {
 	Port int
 	Dir  string
 	args []string
+	// password is the server's requirepass, for Client.
+	password string
 
 	mu sync.Mutex
 	p  *proc
@@ -213,9 +215,10 @@ func (n *RedisNode) Restart() error {
 	return nil
 }
 
-// Client returns a go-redis client connected to the node alone.
+// Client returns a go-redis client connected to the node alone (with the
+// node's password, if it has one).
 func (n *RedisNode) Client() *goredis.Client {
-	return goredis.NewClient(&goredis.Options{Addr: n.Addr})
+	return goredis.NewClient(&goredis.Options{Addr: n.Addr, Password: n.password})
 }
 
 // StartTLSRedis starts a private redis-server that accepts only TLS, with a
