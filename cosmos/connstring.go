@@ -25,6 +25,9 @@ type settings struct {
 	// insecure skips TLS certificate verification (test servers with a
 	// self-signed certificate only).
 	insecure bool
+	// allowWeak accepts an account whose default consistency is weaker
+	// than the protocol needs (single-replica servers only).
+	allowWeak bool
 }
 
 // parseConnectionString reads Azure's connection-string form extended with
@@ -38,7 +41,10 @@ type settings struct {
 // azidentity's default credential chain (environment, workload identity,
 // managed identity, Azure CLI). Database and Container default to "helm" and
 // "releases". InsecureSkipVerify=true accepts any TLS certificate (for test
-// servers and the emulator only). Errors never quote the key.
+// servers and the emulator only); AllowWeakConsistency=true accepts an
+// account whose default consistency is below what the store needs
+// (consistency.go), for single-replica servers that report Session (the
+// emulator, test servers) only. Errors never quote the key.
 func parseConnectionString(s string) (settings, error) {
 	set := settings{database: DefaultDatabase, container: DefaultContainer}
 	if strings.TrimSpace(s) == "" {
@@ -62,14 +68,18 @@ func parseConnectionString(s string) (settings, error) {
 			set.database = strings.TrimSpace(v)
 		case "container":
 			set.container = strings.TrimSpace(v)
-		case "insecureskipverify":
+		case "insecureskipverify", "allowweakconsistency":
 			b, err := strconv.ParseBool(strings.TrimSpace(v))
 			if err != nil {
-				return set, fmt.Errorf("connection string: InsecureSkipVerify=%q is not true or false", v)
+				return set, fmt.Errorf("connection string: %s=%q is not true or false", k, v)
 			}
-			set.insecure = b
+			if strings.EqualFold(k, "insecureskipverify") {
+				set.insecure = b
+			} else {
+				set.allowWeak = b
+			}
 		default:
-			return set, fmt.Errorf("connection string: unknown key %q (want AccountEndpoint, AccountKey, Database, Container, InsecureSkipVerify)", k)
+			return set, fmt.Errorf("connection string: unknown key %q (want AccountEndpoint, AccountKey, Database, Container, InsecureSkipVerify, AllowWeakConsistency)", k)
 		}
 	}
 	if set.endpoint == "" {

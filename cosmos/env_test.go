@@ -60,7 +60,7 @@ func checkSizes(t *testing.T) {
 func connString(t testing.TB) string {
 	endpoint := testenv.Cosmos(t)
 	return "AccountEndpoint=" + endpoint + "/;AccountKey=" + testenv.CosmosKey + ";Database=helmstore-test;Container=" +
-		testenv.UniqueName("c") + ";InsecureSkipVerify=true;"
+		testenv.UniqueName("c") + ";InsecureSkipVerify=true;AllowWeakConsistency=true;"
 }
 
 // openTest opens a store on conn with o, closed when t ends.

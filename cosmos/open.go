@@ -65,12 +65,16 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *ca
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
-	client, err := newClient(set, o)
+	account := &accountInfo{}
+	client, err := newClient(set, o, account)
 	if err != nil {
 		return nil, nil, err
 	}
 	c, err := ensureContainer(ctx, client, set.database, set.container)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := account.check(set.allowWeak); err != nil {
 		return nil, nil, err
 	}
 	st := &objectStore{c: c, observe: o.observe}
@@ -85,13 +89,13 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *ca
 
 // newClient returns the SDK client for set: a key credential when the
 // connection string has AccountKey, Azure AD (azidentity's default chain)
-// otherwise. 429 answers are retried after the service's x-ms-retry-after-ms
+// otherwise; the account properties the SDK reads go to account. 429 answers are retried after the service's x-ms-retry-after-ms
 // until the operation's context ends (throttlePolicy); 408 and 5xx up to 3
 // times, for reads only (a write whose answer was lost is for the protocol
 // to sort out, not to replay).
-func newClient(set settings, o options) (*azcosmos.Client, error) {
+func newClient(set settings, o options, account *accountInfo) (*azcosmos.Client, error) {
 	opts := &azcosmos.ClientOptions{ClientOptions: azcore.ClientOptions{
-		Transport:        countingTransport{next: httpClient(set.insecure), c: o.counter},
+		Transport:        countingTransport{next: accountTransport{next: httpClient(set.insecure), info: account}, c: o.counter},
 		PerCallPolicies:  o.perCall,
 		PerRetryPolicies: []policy.Policy{throttlePolicy{}},
 		Retry:            policy.RetryOptions{MaxRetries: 3, RetryDelay: 200 * time.Millisecond, MaxRetryDelay: 30 * time.Second, ShouldRetry: shouldRetry},

@@ -1,0 +1,99 @@
+package cosmos
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// TestConformanceAccount runs the whole drivertest suite (damage tests
+// included) on the Cosmos DB account or emulator HELMSTORE_TEST_COSMOS
+// names, in a container of its own for each store, deleted when the test
+// ends. The variable holds a connection string of the store's form:
+//
+//	AccountEndpoint=https://ACCOUNT.documents.azure.com:443/;AccountKey=KEY;Database=helmstore-test;
+//
+// (Database defaults to "helm"; no AccountKey: Azure AD; the emulator:
+// AccountEndpoint=https://localhost:8081/;AccountKey=<its public
+// key>;InsecureSkipVerify=true;AllowWeakConsistency=true;). A Container
+// given there is ignored: each store gets a new one. Without the variable
+// the test is skipped: the one Cosmos DB skip HELMSTORE_REQUIRE_SERVICES=1
+// allows, since every other test runs on the local test server.
+func TestConformanceAccount(t *testing.T) {
+	base := os.Getenv(testenv.CosmosEnv)
+	if base == "" {
+		t.Skipf("no Cosmos DB account or emulator to test against: set %s=AccountEndpoint=https://...;AccountKey=...;Database=...; "+
+			"(the one skip %s=1 allows: every other Cosmos DB test runs on the local test server)", testenv.CosmosEnv, testenv.RequireEnv)
+	}
+	set, err := parseConnectionString(base)
+	if err != nil {
+		t.Fatalf("%s: %v", testenv.CosmosEnv, err)
+	}
+	var mu sync.Mutex
+	conns := map[driver.Store]string{}
+	backends := map[driver.Store]*cas.Backend{}
+	open := func(t *testing.T, conn string, opts ...driver.Option) driver.Store {
+		s, b := openTest(t, conn, options{}, opts...)
+		mu.Lock()
+		conns[s], backends[s] = conn, b
+		mu.Unlock()
+		return s
+	}
+	h := drivertest.Harness{
+		Open: func(t *testing.T) driver.Store {
+			container := testenv.UniqueName("c")
+			t.Cleanup(func() { dropContainer(t, set, container) })
+			return open(t, withContainer(base, container))
+		},
+		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
+			mu.Lock()
+			conn := conns[s]
+			mu.Unlock()
+			return open(t, conn, opts...)
+		},
+		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
+			mu.Lock()
+			defer mu.Unlock()
+			return newTamperer(backends[s])
+		},
+	}
+	drivertest.Run(t, h)
+	checkSizes(t)
+}
+
+// withContainer returns conn naming container (any Container it had is
+// replaced).
+func withContainer(conn, container string) string {
+	var out []string
+	for _, pair := range strings.Split(conn, ";") {
+		k, _, _ := strings.Cut(pair, "=")
+		if strings.TrimSpace(pair) == "" || strings.EqualFold(strings.TrimSpace(k), "container") {
+			continue
+		}
+		out = append(out, pair)
+	}
+	return strings.Join(append(out, "Container="+container), ";") + ";"
+}
+
+// dropContainer deletes a container the test created.
+func dropContainer(t *testing.T, set settings, container string) {
+	client, err := newClient(set, options{}, &accountInfo{})
+	if err != nil {
+		t.Logf("deleting container %s: %v", container, err)
+		return
+	}
+	c, err := client.NewContainer(set.database, container)
+	if err == nil {
+		_, err = c.Delete(context.Background(), nil)
+	}
+	if err != nil {
+		t.Logf("deleting container %s: %v", container, mapError("delete", "container "+container, err))
+	}
+}
