@@ -1,9 +1,7 @@
 package redis_test
 
 import (
-	"context"
 	"net/url"
-	"sync"
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
@@ -14,11 +12,7 @@ import (
 
 func openStore(t testing.TB, conn string, opts ...driver.Option) driver.Store {
 	t.Helper()
-	s, err := driver.Open(context.Background(), redis.Name, conn, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return drivertest.Open(t, redis.Name, conn, opts...)
 }
 
 // withPrefix returns conn with a fresh key prefix: stores opened on it see
@@ -38,28 +32,9 @@ func withPrefix(t testing.TB, conn string) string {
 // harness returns the conformance harness over the server at base: a new
 // key prefix for each Open, another client over it for Reopen.
 func harness(base func(t testing.TB) string, opts ...driver.Option) drivertest.Harness {
-	var mu sync.Mutex
-	conns := map[driver.Store]string{}
-	return drivertest.Harness{
-		Open: func(t *testing.T) driver.Store {
-			c := withPrefix(t, base(t))
-			s := openStore(t, c, opts...)
-			mu.Lock()
-			conns[s] = c
-			mu.Unlock()
-			return s
-		},
-		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
-			mu.Lock()
-			c, ok := conns[s]
-			mu.Unlock()
-			if !ok {
-				t.Fatal("Reopen of a store Open did not return")
-			}
-			return openStore(t, c, opts...)
-		},
-		Tamper: redis.Tamper,
-	}
+	h := drivertest.ConnectionStringHarness(redis.Name, func(t testing.TB) string { return withPrefix(t, base(t)) }, opts...)
+	h.Tamper = redis.Tamper
+	return h
 }
 
 func TestConformanceStandalone(t *testing.T) {
