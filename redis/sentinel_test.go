@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -282,7 +281,7 @@ func TestSentinelFailover(t *testing.T) {
 	total := 0
 	for w := 0; w < writers; w++ {
 		name := fmt.Sprintf("app-%d", w)
-		n := wholeHistory(t, s, ns, name)
+		n := history(t, s, ns, name) // whole, 1..n, the last deployed, the others superseded
 		for _, v := range acked[w] {
 			if v > n {
 				t.Errorf("%s: revision %d was acknowledged but is lost (%d revisions)", name, v, n)
@@ -295,36 +294,4 @@ func TestSentinelFailover(t *testing.T) {
 	}
 	t.Logf("failover from %s to %s: %d upgrades acknowledged; %d operations unavailable and %d creates answered exists meanwhile",
 		old.Addr, promoted.Addr, total, errs.unavailable, errs.exists)
-}
-
-// wholeHistory checks the revisions of name: numbered 1..n without a gap,
-// each whole, exactly one deployed, the last; it returns n.
-func wholeHistory(t *testing.T, s driver.Store, ns, name string) int {
-	t.Helper()
-	rs, err := s.Query(map[string]string{"name": name, "owner": "helm"})
-	if err != nil {
-		t.Fatalf("history of %s: %v", name, err)
-	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Version < rs[j].Version })
-	deployed := 0
-	for i, r := range rs {
-		want := smallRelease(name, ns, r.Version, r.Info.Status)
-		if r.Version != i+1 || r.Config["revision"] != float64(r.Version) || r.Manifest != want.Manifest || r.Chart == nil {
-			t.Errorf("%s: revision %d (at %d) is not whole or out of sequence: values %v", name, r.Version, i+1, r.Config)
-		}
-		switch r.Info.Status {
-		case release.StatusDeployed:
-			deployed++
-			if i != len(rs)-1 {
-				t.Errorf("%s: revision %d of %d is deployed", name, r.Version, len(rs))
-			}
-		case release.StatusSuperseded:
-		default:
-			t.Errorf("%s: revision %d is %s", name, r.Version, r.Info.Status)
-		}
-	}
-	if deployed != 1 {
-		t.Errorf("%s: %d deployed revisions, want exactly one", name, deployed)
-	}
-	return len(rs)
 }
