@@ -29,16 +29,21 @@ func errClass(err error) string {
 	return "error: " + err.Error()
 }
 
-// canon renders releases for comparison: Helm's JSON round trip, custom
-// labels only, sorted by namespace and key.
+// canon renders releases for comparison, sorted: one line each, with its
+// namespace and key, Helm's JSON encoding of it and its custom labels.
 func canon(t testing.TB, rs []*release.Release) []string {
+	t.Helper()
 	out := make([]string, 0, len(rs))
 	for _, r := range rs {
-		n := Normalize(t, r)
-		out = append(out, fmt.Sprintf("%s/%s %s labels=%v", n.Namespace, key(n.Name, n.Version), jsonOf(n), customOnly(r.Labels)))
+		out = append(out, canonLine(r, encode(t, r)))
 	}
 	sort.Strings(out)
 	return out
+}
+
+// canonLine is canon's line for r, whose encoding is enc.
+func canonLine(r *release.Release, enc []byte) string {
+	return fmt.Sprintf("%s/%s %s labels=%v", r.Namespace, key(r.Name, r.Version), enc, customOnly(r.Labels))
 }
 
 // generator makes the random operations of the differential test.
@@ -74,17 +79,6 @@ func (g *generator) release(ns, name string, version int) *release.Release {
 		r.Labels["env"] = g.pick([]string{"prod", "dev"})
 	}
 	return r
-}
-
-func jsonOf(r *release.Release) string {
-	return brief(r) + fmt.Sprintf(" chart=%v config=%v manifest=%d", chartID(r.Chart), r.Config, len(r.Manifest))
-}
-
-func chartID(c *chart.Chart) string {
-	if c == nil || c.Metadata == nil {
-		return "<nil>"
-	}
-	return c.Metadata.Name + "-" + c.Metadata.Version + fmt.Sprint(len(c.Templates))
 }
 
 func testDifferential(t *testing.T, h Harness) {
@@ -165,16 +159,41 @@ func testDifferential(t *testing.T, h Harness) {
 			t.Fatalf("seed %d op %d %s: error %q, Helm's Memory driver: %q", seed, i, desc, a, b)
 		}
 		if a, b := canon(t, got), canon(t, want); !reflect.DeepEqual(a, b) {
-			t.Fatalf("seed %d op %d %s: results differ\n got: %s\nwant: %s", seed, i, desc, strings.Join(a, "\n      "), strings.Join(b, "\n      "))
+			t.Fatalf("seed %d op %d %s: results differ\n%s", seed, i, desc, lineDiff(a, b))
 		}
 		all, err := s.Namespace("").List(everything)
 		if err != nil {
 			t.Fatalf("seed %d op %d: list all: %v", seed, i, err)
 		}
-		mall, _ := mem.Namespace("").List(everything)
-		if a, b := canon(t, all), canon(t, mall); !reflect.DeepEqual(a, b) {
-			t.Fatalf("seed %d after op %d %s: stored state differs\n got: %s\nwant: %s", seed, i, desc, strings.Join(a, "\n      "), strings.Join(b, "\n      "))
+		if a, b := canon(t, all), mem.Namespace("").canonList(t, everything); !reflect.DeepEqual(a, b) {
+			t.Fatalf("seed %d after op %d %s: stored state differs\n%s", seed, i, desc, lineDiff(a, b))
 		}
 	}
 	t.Logf("%d operations (seed %d) matched Helm's Memory driver", n, seed)
+}
+
+// lineDiff describes how two sorted lists of canon lines differ: the lines
+// only one of them holds.
+func lineDiff(got, want []string) string {
+	in := func(xs []string) map[string]bool {
+		m := make(map[string]bool, len(xs))
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	}
+	g, w := in(got), in(want)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d releases, Helm's Memory driver %d", len(got), len(want))
+	for _, x := range got {
+		if !w[x] {
+			fmt.Fprintf(&b, "\n only got:  %s", x)
+		}
+	}
+	for _, x := range want {
+		if !g[x] {
+			fmt.Fprintf(&b, "\n only want: %s", x)
+		}
+	}
+	return b.String()
 }

@@ -3,10 +3,8 @@ package drivertest
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
-	"testing"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
@@ -44,21 +42,6 @@ func rel(name, ns string, version int, status release.Status) *release.Release {
 		Config:   map[string]interface{}{"greeting": fmt.Sprintf("v%d", version)},
 		Manifest: fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  v: %q\n", name, fmt.Sprint(version)),
 		Info:     &release.Info{FirstDeployed: t, LastDeployed: t, Status: status, Description: "test release"},
-	}
-}
-
-// sameRelease fails t unless got is what a driver should return for want.
-func sameRelease(t testing.TB, what string, got, want *release.Release) {
-	t.Helper()
-	g, w := Normalize(t, got), Normalize(t, want)
-	if got != nil && got.Labels != nil {
-		g.Labels = map[string]string{}
-		for k, v := range got.Labels {
-			g.Labels[k] = v
-		}
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Fatalf("%s: release differs\n got: %s\nwant: %s", what, brief(g), brief(w))
 	}
 }
 

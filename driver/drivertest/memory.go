@@ -1,7 +1,9 @@
 package drivertest
 
 import (
+	"sort"
 	"sync"
+	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
@@ -14,13 +16,62 @@ type memView struct {
 	mu *sync.Mutex
 	m  *helmdriver.Memory
 	ns string
+	// enc holds the encodings of the releases Memory holds, by the
+	// pointer it holds each by. Memory never changes a release it holds
+	// (an Update stores another), and the map keeps the pointers alive, so
+	// an entry is never stale.
+	enc map[*release.Release]*memEncoded
+}
+
+// memEncoded is a release Memory holds, encoded for comparisons: its
+// canonical line (see canon) and what sameAs compares.
+type memEncoded struct {
+	line string
+	want wanted
 }
 
 func newMemory() memView {
-	return memView{mu: new(sync.Mutex), m: helmdriver.NewMemory(), ns: "default"}
+	return memView{mu: new(sync.Mutex), m: helmdriver.NewMemory(), ns: "default", enc: map[*release.Release]*memEncoded{}}
 }
 
-func (v memView) Namespace(ns string) memView { return memView{mu: v.mu, m: v.m, ns: ns} }
+func (v memView) Namespace(ns string) memView { return memView{mu: v.mu, m: v.m, ns: ns, enc: v.enc} }
+
+// encoded returns the encoding of r, a release Memory holds (under v.mu).
+func (v memView) encoded(t testing.TB, r *release.Release) *memEncoded {
+	t.Helper()
+	e := v.enc[r]
+	if e == nil {
+		w := want(t, r)
+		e = &memEncoded{line: canonLine(r, w.json), want: w}
+		v.enc[r] = e
+	}
+	return e
+}
+
+// wanted is Get for comparisons: what Memory holds for key, encoded.
+func (v memView) wanted(t testing.TB, key string) (wanted, error) {
+	t.Helper()
+	defer v.lock()()
+	r, err := v.m.Get(key)
+	if err != nil {
+		return wanted{}, err
+	}
+	return v.encoded(t, r).want, nil
+}
+
+// canonList is canon(List(filter)) without copying or encoding again the
+// releases it encoded before.
+func (v memView) canonList(t testing.TB, filter func(*release.Release) bool) []string {
+	t.Helper()
+	defer v.lock()()
+	rs, _ := v.m.List(filter)
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = v.encoded(t, r).line
+	}
+	sort.Strings(out)
+	return out
+}
 
 func (v memView) Name() string { return v.m.Name() }
 
