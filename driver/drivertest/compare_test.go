@@ -50,7 +50,9 @@ func TestCompareCatchesDifferences(t *testing.T) {
 	}
 	nilLabels := base()
 	nilLabels.Labels = nil
-	if fails(t, func(tb testing.TB) { sameRelease(tb, "no labels", nilLabels, func() *release.Release { r := base(); r.Labels = nil; return r }()) }) {
+	if fails(t, func(tb testing.TB) {
+		sameRelease(tb, "no labels", nilLabels, func() *release.Release { r := base(); r.Labels = nil; return r }())
+	}) {
 		t.Fatal("sameRelease fails nil labels against no custom labels")
 	}
 	for name, change := range map[string]func(r *release.Release){
