@@ -17,8 +17,9 @@
 // azidentity's default credential chain (workload identity on a cluster).
 // Database and Container default to "helm" and "releases" and are created
 // when missing (partition key /pk, IndexingPolicy). InsecureSkipVerify=true
-// accepts any TLS certificate (test servers, the emulator). The key never
-// appears in errors or logs.
+// accepts any TLS certificate (test servers, the emulator);
+// AllowWeakConsistency=true, an account below the consistency the store
+// needs (see Consistency). The key never appears in errors or logs.
 //
 // # Layout
 //
@@ -32,9 +33,14 @@
 //
 // # Consistency
 //
-// The protocol reads what it compares and swaps: with several writers on
-// one account, give the account Strong consistency (or keep them in one
-// region with Session consistency, accepting that a read may lag; every
-// write is still a compare-and-swap on the ETag, so a stale read only costs
-// a retry).
+// The protocol decides from reads (a head that is gone lets a cleanup
+// delete its parts), so every read must see every write finished before
+// it, by any client: the account's default consistency must be Strong, or
+// Bounded Staleness read in the write region. A request can only weaken
+// the account's level, so Open checks it (from the account properties the
+// SDK reads) and refuses a weaker one unless the connection string says
+// AllowWeakConsistency=true (single-replica servers that report Session:
+// the emulator, test servers), and refuses accounts with several write
+// regions (ETag preconditions hold within one write region only). See
+// consistency.go.
 package cosmos

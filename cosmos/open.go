@@ -45,6 +45,9 @@ type options struct {
 	// retries); perCall policies run first on every call, before retries.
 	protocol *cas.Config
 	perCall  []policy.Policy
+	// wrap, if set, wraps the object store the protocol runs on (to
+	// break it on purpose).
+	wrap func(cas.ObjectStore) cas.ObjectStore
 }
 
 // Open opens the Cosmos DB container cfg.ConnectionString names (see
@@ -83,7 +86,11 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *ca
 		pc = *o.protocol
 	}
 	pc.Log, pc.Hooks = cfg.Log, o.hooks
-	b := cas.New(st, pc)
+	var store cas.ObjectStore = st
+	if o.wrap != nil {
+		store = o.wrap(st)
+	}
+	b := cas.New(store, pc)
 	return backend.New(b, cfg), b, nil
 }
 
