@@ -4,15 +4,13 @@ import (
 	"os"
 	"testing"
 
+	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testenv.StopRedisServers()
-	if helmSQL.drop != nil {
-		helmSQL.db.Close()
-		helmSQL.drop()
-	}
+	drivertest.DropHelmSQL()
 	os.Exit(code)
 }
