@@ -1,0 +1,87 @@
+package cosmos
+
+import (
+	"context"
+	"testing"
+
+	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// The benchmarks run drivertest.Bench (see there what each times) on Helm's
+// SQL driver on the local PostgreSQL and on this backend on the Cosmos DB
+// test server, in the same run, on the 2.2 MB release of fixture.Stack.
+// The test server is a Node process on loopback, so its times say little
+// about Azure; what carries over are the counts this backend's Counter
+// takes of every request it sends, reported per operation:
+//
+//   - roundtrips/op: HTTP requests, the background commit of a write
+//     included (each write waits for it, outside the timer);
+//   - RU/op: the request charge the server reported (x-ms-request-charge),
+//     where it reports one.
+//
+// B/rev is the growth of the store's Stats (heads and parts) per revision,
+// as for every helmstore backend.
+var bench = drivertest.Bench{Targets: benchTargets, CPU: true}
+
+func benchTargets(*testing.B) []drivertest.BenchTarget {
+	return []drivertest.BenchTarget{drivertest.HelmSQLTarget(testenv.PostgresUnmanaged), cosmosTarget()}
+}
+
+// cosmosTarget is this backend on a new container of the test server for
+// every run, counting its requests.
+func cosmosTarget() drivertest.BenchTarget {
+	return drivertest.BenchTarget{Name: "cosmos", ColdWarm: true, Open: func(b *testing.B, cache bool) drivertest.BenchStore {
+		var opts []driver.Option
+		if !cache {
+			opts = append(opts, driver.WithCacheBytes(0))
+		}
+		c := new(Counter)
+		s, be := openTest(b, connString(b), options{counter: c}, opts...)
+		b.Cleanup(func() { s.Close() })
+		return drivertest.BenchStore{
+			View: func(ns string) helmdriver.Driver { return s.Namespace(ns) },
+			Stored: func() int64 {
+				be.WaitCommits()
+				st, err := s.Namespace("").Stats(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				return st.StoredBytes()
+			},
+			AfterWrite: func(*testing.B, helmdriver.Driver, string, int) { be.WaitCommits() },
+			Counters: func() map[string]float64 {
+				m := map[string]float64{"roundtrips/op": float64(c.RoundTrips())}
+				if ru := c.RequestCharge(); ru > 0 {
+					m["RU/op"] = ru
+				}
+				return m
+			},
+		}
+	}}
+}
+
+// BenchmarkCreate: one values-only revision of the 2.2 MB release per op
+// (its parts first, its head last), with B/rev and requests.
+func BenchmarkCreate(b *testing.B) { bench.Create(b) }
+
+// BenchmarkUpgrade: the three writes of a values-only `helm upgrade`.
+func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
+
+// BenchmarkGet: the latest of 20 revisions (a point read, parts from the
+// cache when warm).
+func BenchmarkGet(b *testing.B) { bench.Get(b) }
+
+// BenchmarkHistory: the 20 revisions, by a query in the release's
+// partition.
+func BenchmarkHistory(b *testing.B) { bench.History(b) }
+
+// BenchmarkDeployed: the deployed revision among 20.
+func BenchmarkDeployed(b *testing.B) { bench.Deployed(b) }
+
+// BenchmarkList: `helm list -A` of 200 releases in 20 namespaces, a
+// cross-partition query.
+func BenchmarkList(b *testing.B) { bench.List(b) }
