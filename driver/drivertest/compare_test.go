@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 )
 
@@ -59,6 +60,9 @@ func TestCompareCatchesDifferences(t *testing.T) {
 		"chart file byte":      func(r *release.Release) { r.Chart.Templates[0].Data[3] ^= 1 },
 		"chart file data nil":  func(r *release.Release) { r.Chart.Templates[0].Data = nil },
 		"chart file missing":   func(r *release.Release) { r.Chart.Templates = r.Chart.Templates[:0] },
+		"chart file name":      func(r *release.Release) { r.Chart.Templates[0].Name += "x" },
+		"chart file added":     func(r *release.Release) { r.Chart.Files = []*chart.File{{Name: "README.md", Data: []byte("#")}} },
+		"chart file empty":     func(r *release.Release) { r.Chart.Templates[0].Data = []byte{} },
 		"chart values":         func(r *release.Release) { r.Chart.Values["greeting"] = "hi" },
 		"chart version":        func(r *release.Release) { r.Chart.Metadata.Version = "0.1.1" },
 		"no chart":             func(r *release.Release) { r.Chart = nil },
@@ -95,6 +99,16 @@ func TestCompareCatchesDifferences(t *testing.T) {
 		} else if d := lineDiff(a, b); !strings.Contains(d, "only got") || !strings.Contains(d, "only want") {
 			t.Errorf("lineDiff does not show both sides: %s", d)
 		}
+	}
+	// Data nil and Data empty encode differently (null and ""), and are
+	// told apart after a JSON round trip.
+	nilData, emptyData := base(), base()
+	nilData.Chart.Templates[0].Data, emptyData.Chart.Templates[0].Data = nil, []byte{}
+	if !fails(t, func(tb testing.TB) { sameRelease(tb, "nil data", nilData, emptyData) }) {
+		t.Error("sameRelease passes a chart file with nil data for one with empty data")
+	}
+	if fails(t, func(tb testing.TB) { sameRelease(tb, "nil data", Normalize(tb, nilData), nilData) }) {
+		t.Error("sameRelease fails a chart file with nil data after a JSON round trip")
 	}
 	if !fails(t, func(tb testing.TB) { sameRelease(tb, "nil", nil, base()) }) {
 		t.Error("sameRelease passes a nil release")

@@ -41,11 +41,12 @@ var largeMade struct {
 type largeEntry struct {
 	once sync.Once
 	r    *release.Release
-	enc  []byte // its JSON encoding
+	enc  split // of r, which no caller gets (they get copies)
+	size int   // of r's JSON
 }
 
-// largeRelease is LargeRelease, with the release's JSON encoding.
-func largeRelease(t testing.TB, name, ns string, version, size int) (*release.Release, []byte) {
+// largeRelease is LargeRelease, with the entry it copied.
+func largeRelease(t testing.TB, name, ns string, version, size int) (*release.Release, *largeEntry) {
 	t.Helper()
 	k := largeKey{name, ns, version, size}
 	largeMade.Lock()
@@ -58,14 +59,19 @@ func largeRelease(t testing.TB, name, ns string, version, size int) (*release.Re
 		largeMade.m[k] = e
 	}
 	largeMade.Unlock()
-	e.once.Do(func() { e.r, e.enc = makeLargeRelease(name, ns, version, size) })
+	e.once.Do(func() {
+		e.r, e.size = makeLargeRelease(name, ns, version, size)
+		if e.r != nil {
+			e.enc = splitOf(t, e.r, false)
+		}
+	})
 	if e.r == nil {
 		t.Fatalf("could not make a release of %d bytes", size)
 	}
-	return copyRelease(e.r), e.enc
+	return copyRelease(e.r), e
 }
 
-func makeLargeRelease(name, ns string, version, size int) (*release.Release, []byte) {
+func makeLargeRelease(name, ns string, version, size int) (*release.Release, int) {
 	g := fixture.New(42)
 	opts := fixture.LargeChartOptions
 	opts.CRDs = size/(3*opts.CRDSize/2)*3/4 + 1
@@ -74,10 +80,10 @@ func makeLargeRelease(name, ns string, version, size int) (*release.Release, []b
 	for {
 		b, err := json.Marshal(r)
 		if err != nil {
-			return nil, nil
+			return nil, 0
 		}
 		if len(b) >= size {
-			return r, b
+			return r, len(b)
 		}
 		// Grow the chart until the release is big enough.
 		extra := g.Chart(fixture.ChartOptions{Name: "x", Version: "1", CRDs: 4, CRDSize: 300000})
@@ -131,14 +137,14 @@ func copyChart(ch *chart.Chart) *chart.Chart {
 func testLargeRelease(t *testing.T, h Harness) {
 	s := h.open(t)
 	size := h.largeBytes()
-	r1, enc1 := largeRelease(t, "huge", "default", 1, size)
-	t.Logf("release JSON is %.1f MiB", float64(len(enc1))/(1<<20))
+	r1, made := largeRelease(t, "huge", "default", 1, size)
+	t.Logf("release JSON is %.1f MiB", float64(made.size)/(1<<20))
 	mustCreate(t, s, r1)
 	got, err := s.Get(key("huge", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameAs(t, "large release", got, got.Labels, wanted{json: enc1, labels: map[string]string{}})
+	sameAs(t, "large release", got, got.Labels, wanted{enc: made.enc, labels: map[string]string{}})
 
 	// An upgrade: a new revision with the same chart (a copy of it), the
 	// old one superseded.

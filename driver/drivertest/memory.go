@@ -41,8 +41,7 @@ func (v memView) encoded(t testing.TB, r *release.Release) *memEncoded {
 	t.Helper()
 	e := v.enc[r]
 	if e == nil {
-		w := want(t, r)
-		e = &memEncoded{line: canonLine(r, w.json), want: w}
+		e = &memEncoded{line: canonLine(r, encode(t, r)), want: want(t, r)}
 		v.enc[r] = e
 	}
 	return e
