@@ -57,14 +57,6 @@ func (a *accountInfo) check(allowWeak bool) error {
 	return nil
 }
 
-// Consistency returns the account's default consistency level as the
-// account properties said, "" if they were not seen.
-func (a *accountInfo) Consistency() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.consistency
-}
-
 // accountTransport records the account properties (the answer to GET on
 // the account's root) as they go by.
 type accountTransport struct {

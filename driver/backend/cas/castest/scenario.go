@@ -84,6 +84,7 @@ type Step struct {
 	Rel  *release.Release
 }
 
+// String describes the step, e.g. "create sh.helm.release.v1.app.v1".
 func (o Step) String() string { return o.Call + " " + o.Key }
 
 // Run makes the call on s.
