@@ -218,7 +218,7 @@ func (s *RedisSentinel) Primary() (*RedisNode, error) {
 		}
 		m, err := sentinelMaster(n)
 		if err != nil {
-			return nil, fmt.Errorf("Sentinel %s: %w", n.Addr, err)
+			return nil, fmt.Errorf("the Sentinel at %s: %w", n.Addr, err)
 		}
 		a := m["ip"] + ":" + m["port"]
 		if addr != "" && a != addr {
