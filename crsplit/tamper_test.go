@@ -482,17 +482,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 		}
 	}
 	fresh, _ := openAs(t, k, testenv.KubeAdmin, ns)
-	rs, err := fresh.List(func(*release.Release) bool { return true })
-	if err != nil {
-		t.Fatalf("list of a namespace with damaged releases: %v", err)
-	}
-	found := false
-	for _, r := range rs {
-		found = found || r.Name == "good"
-	}
-	if !found {
-		t.Fatal("list of a namespace with damaged releases lacks the good one")
-	}
+	drivertest.WantListed(t, fresh, "good")
 	if _, err := fresh.Query(map[string]string{"owner": "helm"}); err != nil {
 		t.Fatalf("query of a namespace with damaged releases: %v", err)
 	}

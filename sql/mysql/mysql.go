@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/pressly/goose/v3"
@@ -46,6 +45,16 @@ var dialect = sqlbackend.Dialect{
 	TxOptions:  &stdsql.TxOptions{Isolation: stdsql.LevelReadCommitted},
 	IsUnique:   func(err error) bool { return mysqlCode(err) == 1062 },
 	IsDeadlock: func(err error) bool { return mysqlCode(err) == 1213 },
+	// Parts are chunked under the server's max_allowed_packet, so users
+	// never need to raise it.
+	Prepare: func(ctx context.Context, db *stdsql.DB, d *sqlbackend.Dialect) error {
+		var maxPacket int
+		if err := db.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&maxPacket); err != nil {
+			return err
+		}
+		d.MaxChunk = chunkSize(maxPacket)
+		return nil
+	},
 	IsRetryable: func(err error) bool {
 		switch mysqlCode(err) {
 		case 1213, 1205: // deadlock, lock wait timeout
@@ -85,19 +94,7 @@ func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid connection string: %w", err)
 	}
-	db := stdsql.OpenDB(connector)
-	db.SetMaxIdleConns(16)
-	db.SetConnMaxLifetime(30 * time.Minute)
-	// Parts are chunked under the server's max_allowed_packet, read now, so
-	// users never need to raise it.
-	var maxPacket int
-	if err := db.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&maxPacket); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("connect: %w", err)
-	}
-	d := dialect
-	d.MaxChunk = chunkSize(maxPacket)
-	return sqlbackend.Open(ctx, db, &d, cfg)
+	return sqlbackend.Open(ctx, connector, dialect, cfg)
 }
 
 // chunkSize leaves room in a packet for the statement around the chunk.

@@ -89,9 +89,7 @@ func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := stdlib.OpenDB(*pc)
-	db.SetMaxIdleConns(16)
-	return sqlbackend.Open(ctx, db, &dialect, cfg)
+	return sqlbackend.Open(ctx, stdlib.GetConnector(*pc), dialect, cfg)
 }
 
 // Connection defaults, each used unless the connection string (or the

@@ -4,13 +4,11 @@ import (
 	"context"
 	stdsql "database/sql"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
 )
 
@@ -21,7 +19,7 @@ type Backend struct {
 	db *stdsql.DB
 	d  *Dialect
 	// retries bounds how often a transaction that hit a deadlock, a
-	// serialization failure or a lock timeout is run again.
+	// serialization failure or a lock timeout is run again (txRetries).
 	retries int
 	// beforeCommit, when set (by tests), runs inside every write
 	// transaction just before it commits.
@@ -35,22 +33,6 @@ type Backend struct {
 var _ backend.Backend = (*Backend)(nil)
 
 const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base, body`
-
-// Open checks the connection, brings the schema up to date (under the
-// dialect's migration lock) and returns the store over db: the engine
-// (backend.New) on a Backend. db becomes the store's: Close closes it, and
-// so does a failed Open.
-func Open(ctx context.Context, db *stdsql.DB, d *Dialect, cfg *driver.Config) (driver.Store, error) {
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("connect: %w", err)
-	}
-	if err := migrate(ctx, db, d); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return backend.New(&Backend{db: db, d: d, retries: 8}, cfg), nil
-}
 
 // DB returns the connection pool the backend uses.
 func (b *Backend) DB() *stdsql.DB { return b.db }

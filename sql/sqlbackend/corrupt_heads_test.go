@@ -10,6 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
@@ -68,17 +69,7 @@ func TestGarbledHeadRow(t *testing.T) {
 				if !sawGood || !sawBad || len(hs) != 2 {
 					t.Fatalf("heads: %d (good %v, bad %v); want both", len(hs), sawGood, sawBad)
 				}
-				rs, err := s.List(func(*release.Release) bool { return true })
-				if err != nil {
-					t.Fatalf("list: %v", err)
-				}
-				listed := false
-				for _, r := range rs {
-					listed = listed || r.Name == "good"
-				}
-				if !listed {
-					t.Fatalf("list: %d releases without the good one", len(rs))
-				}
+				drivertest.WantListed(t, s, "good")
 
 				h, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(codec.Digest) bool { return false })
 				if err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // Dialect is what differs between SQL databases: a dialect package (such as
-// sql/postgres) fills one in and passes it to Open with its connection pool.
+// sql/postgres) fills one in and passes it to Open with a connector.
 // The engine writes its statements with ? placeholders; Rebind turns them
 // into the dialect's.
 type Dialect struct {
@@ -48,6 +48,14 @@ type Dialect struct {
 	// tests: writers lock in one order, so there should be none). Nil: the
 	// database reports none.
 	IsDeadlock func(error) bool
+	// OneConnection: the database lives in its connection (SQLite's
+	// :memory:), so the pool keeps exactly one, for ever.
+	OneConnection bool
+	// Prepare, when set, runs once the connection is checked and before
+	// migrating, to adapt the dialect to the database (MySQL sizes
+	// MaxChunk to the server's max_allowed_packet). It changes d, Open's
+	// copy of the dialect.
+	Prepare func(ctx context.Context, db *stdsql.DB, d *Dialect) error
 	// LockMigrations holds a lock across processes while migrating: a goose
 	// session locker, or nil and an unlock function for a lock of its own.
 	LockMigrations func(ctx context.Context, db *stdsql.DB) (goose.ProviderOption, func(), error)

@@ -2,8 +2,10 @@
 // sql/sqlite dialects share: backend.Backend over a database/sql pool, with
 // the schema's statements written once and a Dialect saying what differs
 // (placeholders, upserts, row locks, error codes, chunk size, migrations).
-// A dialect package opens a pool, fills in a Dialect and calls Open; a new
-// database needs only that and its migrations.
+// A dialect package turns its connection string into a database/sql
+// connector, fills in a Dialect and calls Open, which does the rest (pool,
+// connection check, migrations); a new database needs only that and its
+// migrations.
 //
 // # Storage
 //

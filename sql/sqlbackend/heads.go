@@ -4,6 +4,7 @@ import (
 	"context"
 	stdsql "database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,45 +12,30 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // scanHeads reads head rows. A row whose labels or digests do not parse
 // does not fail the whole read: its head carries Err (wrapping
-// codec.ErrCorrupt and naming the release) with Namespace, Key and whatever
-// else parsed, so one damaged release cannot hide the others.
+// driver.ErrCorrupt and naming the release, as Head.SetDigestText does)
+// with Namespace, Key and whatever else parsed, so one damaged release
+// cannot hide the others.
 func scanHeads(rows *stdsql.Rows) ([]*backend.Head, error) {
 	defer rows.Close()
 	var out []*backend.Head
 	for rows.Next() {
 		h := &backend.Head{}
 		var labels []byte
-		var chart, values, manifest, valuesBase, manifestBase string
+		var t backend.DigestText
 		if err := rows.Scan(&h.Namespace, &h.Key, &h.Name, &h.Version, &h.Status, &h.Owner, &h.CreatedAt, &h.ModifiedAt,
-			&labels, &chart, &values, &manifest, &valuesBase, &manifestBase, &h.Body); err != nil {
+			&labels, &t.Chart, &t.Values, &t.Manifest, &t.ValuesBase, &t.ManifestBase, &h.Body); err != nil {
 			return nil, err
 		}
-		var problems []string
+		var labelsErr error
 		if err := json.Unmarshal(labels, &h.Labels); err != nil {
 			h.Labels = nil
-			problems = append(problems, fmt.Sprintf("labels: %v", err))
+			labelsErr = fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, driver.ErrCorrupt, err)
 		}
-		for _, p := range []struct {
-			kind string
-			s    string
-			d    *codec.Digest
-		}{{"chart", chart, &h.Chart}, {"values", values, &h.Values}, {"manifest", manifest, &h.Manifest},
-			{"values base", valuesBase, &h.ValuesBase}, {"manifest base", manifestBase, &h.ManifestBase}} {
-			d, err := codec.ParseDigest(p.s)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s digest: %v", p.kind, err))
-				continue
-			}
-			*p.d = d
-		}
-		if len(problems) > 0 {
-			h.Err = fmt.Errorf("release %q in namespace %q: %w: %s", h.Key, h.Namespace, codec.ErrCorrupt, strings.Join(problems, "; "))
-		}
+		h.Err = errors.Join(labelsErr, h.SetDigestText(t))
 		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {

@@ -42,12 +42,16 @@ func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartR
 		return nil, err
 	}
 	defer rows.Close()
-	// A copy whose chunks are not numbered 0, 1, ... or whose digest does
-	// not parse is left out: the engine reports the releases that use it as
-	// corrupt, and every other part of the read still counts.
+	// A copy whose chunks do not join (backend.JoinChunks: one missing,
+	// or numbered other than 0, 1, ...) or whose digest does not parse is
+	// left out: the engine reports the releases that use it as corrupt,
+	// and every other part of the read still counts.
 	type copyKey struct{ ns, d string }
-	chunks := map[copyKey][][]byte{}
-	broken := map[copyKey]bool{}
+	type copyChunks struct {
+		pieces [][]byte // those numbered 0, 1, ... without a gap
+		rows   int
+	}
+	copies := map[copyKey]*copyChunks{}
 	for rows.Next() {
 		var k copyKey
 		var seq int
@@ -55,21 +59,32 @@ func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartR
 		if err := rows.Scan(&k.ns, &k.d, &seq, &data); err != nil {
 			return nil, err
 		}
-		if seq != len(chunks[k]) {
-			broken[k] = true
+		c := copies[k]
+		if c == nil {
+			c = &copyChunks{}
+			copies[k] = c
 		}
-		chunks[k] = append(chunks[k], data)
+		c.rows++
+		// Rows come in seq order: a copy stored whole has seq 0, 1, ...
+		// A gap leaves fewer pieces than rows, which JoinChunks refuses.
+		if seq == len(c.pieces) {
+			c.pieces = append(c.pieces, data)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make(map[codec.Digest][]byte, len(chunks))
-	for k, cs := range chunks {
-		d, err := codec.ParseDigest(k.d)
-		if err != nil || broken[k] {
+	out := make(map[codec.Digest][]byte, len(copies))
+	for k, c := range copies {
+		d, err := backend.ParseDigest(k.d)
+		if err != nil {
 			continue
 		}
-		out[d] = codec.Join(cs)
+		frame, err := backend.JoinChunks(c.pieces, c.rows, -1)
+		if err != nil {
+			continue
+		}
+		out[d] = frame
 	}
 	return out, nil
 }
@@ -140,7 +155,7 @@ func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
 }
 
 func (b *Backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *codec.Part) error {
-	for seq, c := range codec.Chunks(p.Frame(), b.d.MaxChunk) {
+	for seq, c := range backend.Chunks(p.Frame(), b.d.MaxChunk) {
 		if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)",
 			ns, p.Digest.String(), seq, c); err != nil {
 			return err
@@ -150,28 +165,23 @@ func (b *Backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *
 }
 
 // adjustRefs adds a reference to each part in add and drops one from each
-// digest in remove, in one pass in digest order: every writer locks the part
+// part in drop, in one pass in digest order: every writer locks the part
 // rows it changes in the same global order (after its one head), so
 // concurrent writers sharing parts wait for each other but never deadlock.
 // A part new to ns gets its chunks written; a part left with no reference
-// is deleted with its chunks. add and remove are disjoint (diffParts).
-func (b *Backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*codec.Part, remove []codec.Digest) error {
+// is deleted with its chunks. add and drop are disjoint
+// (backend.DiffParts, backend.PlanDelete).
+func (b *Backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*codec.Part, drop []backend.PartRef) error {
 	type change struct {
 		d    string
 		part *codec.Part // nil: drop a reference
 	}
-	byDigest := map[string]*change{}
-	for _, d := range remove {
-		if !d.IsZero() {
-			byDigest[d.String()] = &change{d: d.String()}
-		}
+	changes := make([]*change, 0, len(add)+len(drop))
+	for _, r := range drop {
+		changes = append(changes, &change{d: r.Digest.String()})
 	}
 	for _, p := range add {
-		byDigest[p.Digest.String()] = &change{d: p.Digest.String(), part: p}
-	}
-	changes := make([]*change, 0, len(byDigest))
-	for _, c := range byDigest {
-		changes = append(changes, c)
+		changes = append(changes, &change{d: p.Digest.String(), part: p})
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].d < changes[j].d })
 	var dead []any

@@ -64,12 +64,9 @@ func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := stdsql.OpenDB(lockConnector{connector})
-	if memory {
-		// Every connection to :memory: is a new database: keep one.
-		db.SetMaxOpenConns(1)
-	}
 	d := dialect
+	// Every connection to :memory: is a new database: keep one.
+	d.OneConnection = memory
 	d.LockMigrations = func(ctx context.Context, db *stdsql.DB) (goose.ProviderOption, func(), error) {
 		if memory {
 			return nil, func() {}, nil
@@ -79,5 +76,5 @@ func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 		unlock, err := filelock.LockLike(ctx, path+".migrate-lock", path)
 		return nil, unlock, err
 	}
-	return sqlbackend.Open(ctx, db, &d, cfg)
+	return sqlbackend.Open(ctx, lockConnector{connector}, d, cfg)
 }

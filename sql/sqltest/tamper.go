@@ -66,7 +66,7 @@ func (tp tamperer) SetPart(ctx context.Context, ns, d string, frame []byte) erro
 	if _, err := tp.exec(ctx, "DELETE FROM helmstore_part_chunks WHERE namespace = ? AND digest = ?", ns, d); err != nil {
 		return err
 	}
-	for seq, c := range codec.Chunks(frame, tp.b.Dialect().MaxChunk) {
+	for seq, c := range backend.Chunks(frame, tp.b.Dialect().MaxChunk) {
 		if _, err := tp.exec(ctx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)", ns, d, seq, c); err != nil {
 			return err
 		}

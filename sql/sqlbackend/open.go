@@ -1,0 +1,62 @@
+package sqlbackend
+
+import (
+	"context"
+	stdsql "database/sql"
+	sqldriver "database/sql/driver"
+	"fmt"
+	"time"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+)
+
+// Pool settings of every dialect but one whose database lives in its one
+// connection (Dialect.OneConnection).
+const (
+	// maxIdleConns: enough idle connections for Helm's concurrent reads
+	// and a few writers, without reconnecting between operations.
+	maxIdleConns = 16
+	// connMaxLifetime: connections are renewed now and then, so that a
+	// pool follows a server's failover or a load balancer's changes.
+	connMaxLifetime = 30 * time.Minute
+	// txRetries bounds how often a transaction that hit a deadlock, a
+	// serialization failure or a lock timeout is run again.
+	txRetries = 8
+)
+
+// Open is what every dialect's driver.Opener does once it has turned its
+// connection string into a connector and its Dialect: it opens a pool on
+// connector, checks the connection, lets the dialect adapt itself to the
+// database (Dialect.Prepare, on d, a copy), brings the schema up to date
+// (under the dialect's migration lock) and returns the store: the engine
+// (backend.New) on a Backend. Close closes the pool, and so does a failed
+// Open.
+func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *driver.Config) (driver.Store, error) {
+	db := stdsql.OpenDB(connector)
+	if d.OneConnection {
+		db.SetMaxOpenConns(1)
+	} else {
+		db.SetMaxIdleConns(maxIdleConns)
+		db.SetConnMaxLifetime(connMaxLifetime)
+	}
+	b := &Backend{db: db, d: &d, retries: txRetries}
+	if err := b.prepare(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return backend.New(b, cfg), nil
+}
+
+// prepare checks the connection, adapts the dialect and migrates.
+func (b *Backend) prepare(ctx context.Context) error {
+	if err := b.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	if b.d.Prepare != nil {
+		if err := b.d.Prepare(ctx, b.db, b.d); err != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+	}
+	return migrate(ctx, b.db, b.d)
+}
