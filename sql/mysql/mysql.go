@@ -45,6 +45,20 @@ var dialect = sqlbackend.Dialect{
 	TxOptions:  &stdsql.TxOptions{Isolation: stdsql.LevelReadCommitted},
 	IsUnique:   func(err error) bool { return mysqlCode(err) == 1062 },
 	IsDeadlock: func(err error) bool { return mysqlCode(err) == 1213 },
+	IsUnavailable: func(err error) bool {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, gomysql.ErrInvalidConn) || errors.Is(err, gomysql.ErrPktSync) {
+			return true
+		}
+		switch mysqlCode(err) {
+		// Too many connections, server shutdown, query interrupted (KILL
+		// QUERY), max_user_connections, connection killed (MariaDB),
+		// statement timeout (MariaDB's max_statement_time, MySQL's
+		// max_execution_time), disconnected for inactivity (MySQL 8).
+		case 1040, 1053, 1317, 1203, 1927, 1969, 3024, 4031:
+			return true
+		}
+		return false
+	},
 	// Parts are chunked under the server's max_allowed_packet, so users
 	// never need to raise it.
 	Prepare: func(ctx context.Context, db *stdsql.DB, d *sqlbackend.Dialect) error {

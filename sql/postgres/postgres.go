@@ -50,6 +50,18 @@ var dialect = sqlbackend.Dialect{
 	ForUpdate:  " FOR UPDATE",
 	IsUnique:   func(err error) bool { return pgCode(err) == "23505" },
 	IsDeadlock: func(err error) bool { return pgCode(err) == "40P01" },
+	IsUnavailable: func(err error) bool {
+		if errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) || errors.Is(err, pgconn.ErrConnClosed) {
+			return true
+		}
+		code := pgCode(err)
+		// Connection exception (08), insufficient resources (53: too many
+		// connections, out of memory, disk full), operator intervention
+		// (57P01 admin shutdown, as pg_terminate_backend sends; crash
+		// shutdown; cannot connect now), and query_canceled (57014: the
+		// statement_timeout the store's operation bound sets).
+		return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "53") || strings.HasPrefix(code, "57P") || code == "57014"
+	},
 	IsRetryable: func(err error) bool {
 		switch pgCode(err) {
 		case "40001", "40P01", "55P03": // serialization failure, deadlock, lock not available

@@ -44,8 +44,13 @@ func (b *Backend) Dialect() *Dialect { return b.d }
 func (b *Backend) Close() error { return b.db.Close() }
 
 // tx runs fn in a transaction, again (with backoff) when the dialect calls
-// the failure retryable. Any other error, and fn's own, is returned as is.
+// the failure retryable. Any other error, and fn's own, is returned as is,
+// wrapped with driver.ErrUnavailable if the server failed (classify).
 func (b *Backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
+	return b.classify(b.retry(ctx, fn))
+}
+
+func (b *Backend) retry(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 	var err error
 	for attempt := 0; ; attempt++ {
 		err = b.tryTx(ctx, attempt, fn)

@@ -48,6 +48,12 @@ type Dialect struct {
 	// tests: writers lock in one order, so there should be none). Nil: the
 	// database reports none.
 	IsDeadlock func(error) bool
+	// IsUnavailable reports a failure of the server or of the connection
+	// to it that only the dialect's driver can tell (a server shutting
+	// down, a connection killed, a statement timeout), beyond what the
+	// engine recognises for every dialect (network errors, a connection
+	// gone bad): it is wrapped with driver.ErrUnavailable. Nil: none.
+	IsUnavailable func(error) bool
 	// OneConnection: the database lives in its connection (SQLite's
 	// :memory:), so the pool keeps exactly one, for ever.
 	OneConnection bool

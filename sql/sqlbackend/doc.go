@@ -5,7 +5,9 @@
 // A dialect package turns its connection string into a database/sql
 // connector, fills in a Dialect and calls Open, which does the rest (pool,
 // connection check, migrations); a new database needs only that and its
-// migrations.
+// migrations. A failure of the server or of the connection to it (refused,
+// dropped, killed, timed out) wraps driver.ErrUnavailable, so that it is
+// never taken for "not found".
 //
 // # Storage
 //

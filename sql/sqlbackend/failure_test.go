@@ -41,7 +41,8 @@ func throughProxy(t *testing.T, name, conn string) (string, *testenv.Proxy) {
 	return "", nil
 }
 
-// A connection failure is an error, never "not found" or "exists".
+// A connection failure is driver.ErrUnavailable, never "not found" or
+// "exists".
 func TestConnectionFailureIsNotNotFound(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -69,6 +70,9 @@ func TestConnectionFailureIsNotNotFound(t *testing.T) {
 				}
 				if errors.Is(err, driver.ErrReleaseNotFound) || errors.Is(err, driver.ErrReleaseExists) {
 					t.Fatalf("%s: a connection failure was reported as %v", op, err)
+				}
+				if !errors.Is(err, driver.ErrUnavailable) {
+					t.Fatalf("%s: a connection failure does not wrap driver.ErrUnavailable: %v", op, err)
 				}
 			}
 			if !strings.Contains(ops["get"].Error(), sqltest.Key("app", 1)) {

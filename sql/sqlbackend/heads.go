@@ -107,9 +107,10 @@ func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, 
 	query += " ORDER BY r.namespace, r.name, r.version"
 	rows, err := b.query(ctx, b.db, query, args...)
 	if err != nil {
-		return nil, err
+		return nil, b.classify(err)
 	}
-	return scanHeads(rows)
+	hs, err := scanHeads(rows)
+	return hs, b.classify(err)
 }
 
 // orTree joins conds with OR as a balanced tree, "((a OR b) OR (c OR d))":

@@ -31,7 +31,7 @@ const (
 // database (Dialect.Prepare, on d, a copy), brings the schema up to date
 // (under the dialect's migration lock) and returns the store: the engine
 // (backend.New) on a Backend. Close closes the pool, and so does a failed
-// Open.
+// Open. A failure to reach the server wraps driver.ErrUnavailable.
 func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *driver.Config) (driver.Store, error) {
 	db := stdsql.OpenDB(connector)
 	if d.OneConnection {
@@ -51,12 +51,15 @@ func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *dr
 // prepare checks the connection, adapts the dialect and migrates.
 func (b *Backend) prepare(ctx context.Context) error {
 	if err := b.db.PingContext(ctx); err != nil {
-		return fmt.Errorf("connect: %w", err)
+		return fmt.Errorf("connect: %w", b.classify(err))
 	}
 	if b.d.Prepare != nil {
 		if err := b.d.Prepare(ctx, b.db, b.d); err != nil {
-			return fmt.Errorf("connect: %w", err)
+			return fmt.Errorf("connect: %w", b.classify(err))
 		}
 	}
-	return migrate(ctx, b.db, b.d)
+	if err := migrate(ctx, b.db, b.d); err != nil {
+		return b.classify(err)
+	}
+	return nil
 }

@@ -13,7 +13,8 @@ import (
 
 // Parts reads the chunks of the referenced parts in one query.
 func (b *Backend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
-	return b.readParts(ctx, b.db, refs)
+	frames, err := b.readParts(ctx, b.db, refs)
+	return frames, b.classify(err)
 }
 
 func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartRef) (map[codec.Digest][]byte, error) {

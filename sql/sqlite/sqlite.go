@@ -46,6 +46,11 @@ var dialect = sqlbackend.Dialect{
 		c := sqliteCode(err) & 0xff
 		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 	},
+	// The file cannot be read or written (an I/O error, a full disk).
+	IsUnavailable: func(err error) bool {
+		c := sqliteCode(err) & 0xff
+		return c == sqlite3.SQLITE_IOERR || c == sqlite3.SQLITE_FULL
+	},
 }
 
 // open opens (creating if needed) a SQLite store at a file path. The file's

@@ -1,0 +1,52 @@
+package sqlbackend
+
+import (
+	stdsql "database/sql"
+	sqldriver "database/sql/driver"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/helmstore/helmstore/driver"
+)
+
+// unavailableError is a failure to reach or use the database server: it
+// wraps the cause and driver.ErrUnavailable, and reads as the cause.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause and driver.ErrUnavailable.
+func (e *unavailableError) Unwrap() []error { return []error{e.err, driver.ErrUnavailable} }
+
+// classify wraps err with driver.ErrUnavailable when it is a failure of the
+// server or of the connection to it (unavailable), so that a store whose
+// server is down never reports "not found"; any other error (nil included)
+// is returned as it is.
+func (b *Backend) classify(err error) error {
+	if err == nil || errors.Is(err, driver.ErrUnavailable) || !b.unavailable(err) {
+		return err
+	}
+	return &unavailableError{err: err}
+}
+
+// unavailable reports a failure of the server or of the connection to it:
+// a network error (connection refused or reset, a dial or I/O timeout, DNS),
+// a connection that went bad or was closed under a statement, or what the
+// dialect recognises (Dialect.IsUnavailable: a server shutting down, a
+// killed session, a statement timeout). Context cancellation by the
+// caller, a constraint violation, a syntax error, a permission denied are
+// not.
+func (b *Backend) unavailable(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &op), errors.As(err, &dns),
+		errors.Is(err, sqldriver.ErrBadConn), errors.Is(err, stdsql.ErrConnDone),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	return b.d.IsUnavailable != nil && b.d.IsUnavailable(err)
+}
