@@ -35,19 +35,14 @@ func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 // driver.DefaultNamespace (use Namespace for others). It checks that the
 // cluster serves the helmstore.io resources (ErrCRDsNotInstalled if not).
 // driver.Open(ctx, "crsplit", "", driver.WithRESTClientGetter(g)) does the
-// same from a RESTClientGetter.
+// same from a RESTClientGetter. opts start from the same defaults as
+// driver.Open's (driver.NewConfig).
 func Open(ctx context.Context, rc *rest.Config, opts ...driver.Option) (driver.Store, error) {
-	cfg := &driver.Config{Name: DriverName, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout}
-	for _, o := range opts {
-		o(cfg)
-	}
-	return newStore(ctx, rc, cfg)
+	return newStore(ctx, rc, driver.NewConfig(DriverName, "", opts...))
 }
 
+// newStore opens the store on rc; cfg comes from driver.NewConfig (Log set).
 func newStore(ctx context.Context, rc *rest.Config, cfg *driver.Config) (driver.Store, error) {
-	if cfg.Log == nil {
-		cfg.Log = func(string, ...interface{}) {}
-	}
 	c, err := newClient(rc)
 	if err != nil {
 		return nil, err

@@ -66,8 +66,14 @@ func WithRESTClientGetter(g genericclioptions.RESTClientGetter) Option {
 	return func(c *Config) { c.RESTClientGetter = g }
 }
 
-func newConfig(name, conn string, opts []Option) *Config {
-	c := &Config{Name: name, ConnectionString: conn, CacheBytes: DefaultCacheBytes, Timeout: DefaultTimeout, Log: func(string, ...interface{}) {}}
+// NewConfig returns the Config that Open gives the opener of driver name:
+// connection string conn, a part cache of DefaultCacheBytes, a per-operation
+// bound of DefaultTimeout and a Log that discards, then opts applied (a nil
+// Log from WithLog discards too). A backend's own Open, which takes options
+// without going through the registry (crsplit.Open, say), starts from it, so
+// that its defaults are the registry's.
+func NewConfig(name, conn string, opts ...Option) *Config {
+	c := &Config{Name: name, ConnectionString: conn, CacheBytes: DefaultCacheBytes, Timeout: DefaultTimeout}
 	for _, o := range opts {
 		o(c)
 	}

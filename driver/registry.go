@@ -213,7 +213,7 @@ func Open(ctx context.Context, name, connectionString string, opts ...Option) (S
 	if !ok {
 		return nil, unknownDriver(name, false)
 	}
-	cfg := newConfig(name, connectionString, opts)
+	cfg := NewConfig(name, connectionString, opts...)
 	s, err := open(ctx, cfg)
 	if err == nil && s == nil {
 		err = errors.New("the backend's opener returned no store and no error")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 // withRegistered makes names the only registered backends for the test.
@@ -80,5 +81,25 @@ func TestInitErrorMessages(t *testing.T) {
 		if !errors.Is(err, ErrUnknownDriver) {
 			t.Errorf("Init(%q): %v is not ErrUnknownDriver", tc.name, err)
 		}
+	}
+}
+
+// Open gives an opener exactly what NewConfig returns for the same
+// arguments.
+func TestOpenConfigIsNewConfig(t *testing.T) {
+	var got *Config
+	stop := errors.New("captured")
+	withOpeners(t, map[string]Opener{"probe": func(_ context.Context, c *Config) (Store, error) {
+		got = c
+		return nil, stop
+	}})
+	opts := []Option{WithCacheBytes(123), WithTimeout(7 * time.Second)}
+	if _, err := Open(context.Background(), "probe", "somewhere", opts...); !errors.Is(err, stop) {
+		t.Fatal(err)
+	}
+	want := NewConfig("probe", "somewhere", opts...)
+	if got == nil || got.Name != want.Name || got.ConnectionString != want.ConnectionString || got.CacheBytes != want.CacheBytes ||
+		got.Timeout != want.Timeout || got.Log == nil || got.RESTClientGetter != nil {
+		t.Fatalf("opener got %+v; NewConfig gives %+v", got, want)
 	}
 }
