@@ -59,15 +59,19 @@ func isHelmDriver(name string) bool {
 }
 
 // knownDrivers are helmstore's own driver names and the package whose import
-// registers each, for the hint in the error for a name nobody registered.
-// driver cannot import the backends (they import driver), so the table is
-// kept by hand; examples/helmdriver's test, which imports every backend,
-// checks that it matches what they register.
+// registers each (for the SQL dialects, the dialect's own package; package
+// sql registers all three), for the hint in the error for a name nobody
+// registered. driver cannot import the backends (they import driver), so
+// the table is kept by hand; examples/helmdriver's test, which imports every
+// backend, checks that it names nothing they do not register.
 var knownDrivers = map[string]string{
-	"postgres": "github.com/helmstore/helmstore/sql",
-	"mysql":    "github.com/helmstore/helmstore/sql",
-	"sqlite":   "github.com/helmstore/helmstore/sql",
+	"postgres": "github.com/helmstore/helmstore/sql/postgres",
+	"mysql":    "github.com/helmstore/helmstore/sql/mysql",
+	"sqlite":   "github.com/helmstore/helmstore/sql/sqlite",
 	"crsplit":  "github.com/helmstore/helmstore/crsplit",
+	"redis":    "github.com/helmstore/helmstore/redis",
+	"cosmos":   "github.com/helmstore/helmstore/cosmos",
+	"memstore": "github.com/helmstore/helmstore/driver/backend/memstore",
 }
 
 // ErrUnknownDriver is wrapped by the error for a driver name that Open (or
@@ -84,11 +88,12 @@ func (e *driverNameError) Unwrap() error { return ErrUnknownDriver }
 
 // unknownDriver explains why name cannot be opened and lists what can:
 // for Open (viaInit false) the registered backends only, for Init Helm's
-// names too. Known helmstore names that are not registered get the import
-// that registers them.
+// names too. A known helmstore name that is not registered gets the import
+// that registers it; the other known names that are not registered are
+// listed after, names only, so that the message stays one short line.
 func unknownDriver(name string, viaInit bool) error {
 	registered := Drivers()
-	hints := importHints(name)
+	others := unregistered(name)
 	var b strings.Builder
 	b.WriteString("helmstore: ")
 	sep := ": " // between what is wrong and what can be opened
@@ -101,10 +106,8 @@ func unknownDriver(name string, viaInit bool) error {
 		sep = "; "
 	default:
 		fmt.Fprintf(&b, "%s %q", ErrUnknownDriver, name)
-		if _, known := knownDrivers[name]; known && len(hints) > 0 {
-			// importHints put the hint for name's own package first.
-			b.WriteString(": " + hints[0])
-			hints = hints[1:]
+		if pkg, known := knownDrivers[name]; known {
+			fmt.Fprintf(&b, ": import _ %q registers it", pkg)
 			sep = "; "
 		} else if s := suggest(name, viaInit, registered); s != "" {
 			fmt.Fprintf(&b, " (did you mean %q?)", s)
@@ -123,41 +126,24 @@ func unknownDriver(name string, viaInit bool) error {
 	} else {
 		b.WriteString("no helmstore backend is registered")
 	}
-	for _, h := range hints {
-		b.WriteString("; " + h)
+	if len(others) > 0 {
+		fmt.Fprintf(&b, "; not imported: %s", strings.Join(others, ", "))
 	}
 	return &driverNameError{msg: b.String()}
 }
 
-// importHints says, for each backend package with known names that are not
-// registered, which import registers them: the package of first (if it is
-// one of them) first, the others sorted by package.
-func importHints(first string) []string {
+// unregistered returns, sorted, helmstore's known driver names that are not
+// registered, but for except.
+func unregistered(except string) []string {
 	regMu.RLock()
-	byPkg := map[string][]string{}
-	for n, pkg := range knownDrivers {
-		if _, ok := openers[n]; !ok {
-			byPkg[pkg] = append(byPkg[pkg], n)
+	defer regMu.RUnlock()
+	var out []string
+	for n := range knownDrivers {
+		if _, ok := openers[n]; !ok && n != except {
+			out = append(out, n)
 		}
 	}
-	regMu.RUnlock()
-	pkgs := make([]string, 0, len(byPkg))
-	for pkg := range byPkg {
-		pkgs = append(pkgs, pkg)
-	}
-	firstPkg := knownDrivers[first]
-	sort.Slice(pkgs, func(i, j int) bool {
-		if (pkgs[i] == firstPkg) != (pkgs[j] == firstPkg) {
-			return pkgs[i] == firstPkg
-		}
-		return pkgs[i] < pkgs[j]
-	})
-	out := make([]string, 0, len(pkgs))
-	for _, pkg := range pkgs {
-		names := byPkg[pkg]
-		sort.Strings(names)
-		out = append(out, fmt.Sprintf("import _ %q registers %s", pkg, strings.Join(names, ", ")))
-	}
+	sort.Strings(out)
 	return out
 }
 

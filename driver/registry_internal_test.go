@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -39,14 +40,18 @@ func withOpeners(t *testing.T, m map[string]Opener) {
 
 func TestOpenErrorMessages(t *testing.T) {
 	withRegistered(t, "mysql", "postgres", "sqlite") // as after importing package sql only
+	const others = "; not imported: cosmos, crsplit, memstore, redis"
 	for _, tc := range []struct{ name, want string }{
-		{"memory", `helmstore: "memory" is Helm's own storage driver, which driver.Open cannot open: Helm's names (secret, secrets, configmap, configmaps, memory, sql) go through driver.Init; registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
-		{"sql", `helmstore: "sql" is Helm's own storage driver, which driver.Open cannot open: Helm's names (secret, secrets, configmap, configmaps, memory, sql) go through driver.Init; registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
-		{"", `helmstore: no storage driver name given (Helm's default, secret, goes through driver.Init): registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
-		{"crsplit", `helmstore: unknown storage driver "crsplit": import _ "github.com/helmstore/helmstore/crsplit" registers crsplit; registered backends are mysql, postgres, sqlite`},
-		{"postgress", `helmstore: unknown storage driver "postgress" (did you mean "postgres"?): registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
-		{"crsplt", `helmstore: unknown storage driver "crsplt" (did you mean "crsplit"?): registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
-		{"etcd", `helmstore: unknown storage driver "etcd": registered backends are mysql, postgres, sqlite; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`},
+		{"memory", `helmstore: "memory" is Helm's own storage driver, which driver.Open cannot open: Helm's names (secret, secrets, configmap, configmaps, memory, sql) go through driver.Init; registered backends are mysql, postgres, sqlite` + others},
+		{"sql", `helmstore: "sql" is Helm's own storage driver, which driver.Open cannot open: Helm's names (secret, secrets, configmap, configmaps, memory, sql) go through driver.Init; registered backends are mysql, postgres, sqlite` + others},
+		{"", `helmstore: no storage driver name given (Helm's default, secret, goes through driver.Init): registered backends are mysql, postgres, sqlite` + others},
+		{"crsplit", `helmstore: unknown storage driver "crsplit": import _ "github.com/helmstore/helmstore/crsplit" registers it; registered backends are mysql, postgres, sqlite; not imported: cosmos, memstore, redis`},
+		{"redis", `helmstore: unknown storage driver "redis": import _ "github.com/helmstore/helmstore/redis" registers it; registered backends are mysql, postgres, sqlite; not imported: cosmos, crsplit, memstore`},
+		{"memstore", `helmstore: unknown storage driver "memstore": import _ "github.com/helmstore/helmstore/driver/backend/memstore" registers it; registered backends are mysql, postgres, sqlite; not imported: cosmos, crsplit, redis`},
+		{"postgress", `helmstore: unknown storage driver "postgress" (did you mean "postgres"?): registered backends are mysql, postgres, sqlite` + others},
+		{"crsplt", `helmstore: unknown storage driver "crsplt" (did you mean "crsplit"?): registered backends are mysql, postgres, sqlite` + others},
+		{"cosmo", `helmstore: unknown storage driver "cosmo" (did you mean "cosmos"?): registered backends are mysql, postgres, sqlite` + others},
+		{"etcd", `helmstore: unknown storage driver "etcd": registered backends are mysql, postgres, sqlite` + others},
 	} {
 		_, err := Open(context.Background(), tc.name, "")
 		if err == nil || err.Error() != tc.want {
@@ -61,18 +66,37 @@ func TestOpenErrorMessages(t *testing.T) {
 func TestOpenErrorWithNothingRegistered(t *testing.T) {
 	withRegistered(t)
 	_, err := Open(context.Background(), "postgres", "")
-	want := `helmstore: unknown storage driver "postgres": import _ "github.com/helmstore/helmstore/sql" registers mysql, postgres, sqlite; no helmstore backend is registered; import _ "github.com/helmstore/helmstore/crsplit" registers crsplit`
+	want := `helmstore: unknown storage driver "postgres": import _ "github.com/helmstore/helmstore/sql/postgres" registers it; no helmstore backend is registered; not imported: cosmos, crsplit, memstore, mysql, redis, sqlite`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got  %v\nwant %s", err, want)
 	}
 }
 
+// Every known name's hint names its package, and the message stays short
+// however many backends there are: one import path, the others' names.
+func TestUnknownDriverHintIsShort(t *testing.T) {
+	withRegistered(t)
+	for name, pkg := range knownDrivers {
+		if !strings.HasPrefix(pkg, "github.com/helmstore/helmstore/") {
+			t.Errorf("%s: package %q", name, pkg)
+		}
+		_, err := Open(context.Background(), name, "")
+		if n := strings.Count(err.Error(), "import _"); n != 1 {
+			t.Errorf("Open(%q): %d import hints in %q; want 1", name, n, err)
+		}
+		if len(err.Error())-len(pkg) > 180 {
+			t.Errorf("Open(%q): a %d-byte message: %s", name, len(err.Error()), err)
+		}
+	}
+}
+
 func TestInitErrorMessages(t *testing.T) {
 	withRegistered(t, "crsplit")
+	const others = "; not imported: cosmos, memstore, mysql, postgres, redis, sqlite"
 	for _, tc := range []struct{ name, want string }{
-		{"mongo", `helmstore: unknown storage driver "mongo": valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit; import _ "github.com/helmstore/helmstore/sql" registers mysql, postgres, sqlite`},
-		{"configmp", `helmstore: unknown storage driver "configmp" (did you mean "configmap"?): valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit; import _ "github.com/helmstore/helmstore/sql" registers mysql, postgres, sqlite`},
-		{"sqlite", `helmstore: unknown storage driver "sqlite": import _ "github.com/helmstore/helmstore/sql" registers mysql, postgres, sqlite; valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit`},
+		{"mongo", `helmstore: unknown storage driver "mongo": valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit` + others},
+		{"configmp", `helmstore: unknown storage driver "configmp" (did you mean "configmap"?): valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit` + others},
+		{"sqlite", `helmstore: unknown storage driver "sqlite": import _ "github.com/helmstore/helmstore/sql/sqlite" registers it; valid names are Helm's secret, secrets, configmap, configmaps, memory, sql and the registered backends crsplit; not imported: cosmos, memstore, mysql, postgres, redis`},
 	} {
 		err := Init(nil, nil, "default", tc.name, nil)
 		if err == nil || err.Error() != tc.want {
