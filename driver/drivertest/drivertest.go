@@ -32,6 +32,10 @@
 //  12. reserved labels: a custom label under helmstore.io/ is refused on
 //     Create and Update with an error naming the release and the label,
 //     and nothing is stored.
+//
+// Bench is the benchmark loop every backend's benchmarks share (writes,
+// reads cold and warm, bytes per revision), run beside Helm's own drivers
+// (HelmSQLTarget) in the same process.
 package drivertest
 
 import (
