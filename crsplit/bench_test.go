@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -180,24 +181,16 @@ func warmUpServer(b *testing.B, k *testenv.KubeServer) {
 	}
 }
 
-// benchDriver is one side of a comparison.
-type benchDriver struct {
-	name    string
-	driver  helmdriver.Driver
-	written *writtenBytes
-	// settle waits for work a driver does after an operation returns
-	// (crsplit's background commits), so that its bytes are counted.
-	settle func()
-}
+var bench = drivertest.Bench{Targets: benchTargets, Revisions: revisionsOf}
 
-// benchDrivers returns crsplit (or crsplit-cold and crsplit-warm) and
-// Helm's Secrets driver, each on its own fresh namespace of the shared
-// server.
-func benchDrivers(b *testing.B, coldWarm bool) []benchDriver {
+// benchTargets returns crsplit (crsplit-cold and crsplit-warm for the
+// reads) and Helm's Secrets driver, each on its own fresh namespace of the
+// shared server, opened once per benchmark; every run stores a release of
+// a fresh name and deletes it after.
+func benchTargets(b *testing.B) []drivertest.BenchTarget {
 	k := cluster(b)
 	warmUp.Do(func() { warmUpServer(b, k) })
-	var out []benchDriver
-	mk := func(name string, opts ...driver.Option) {
+	crsplitStore := func(opts ...driver.Option) drivertest.BenchStore {
 		ns := newNamespace(b, k)
 		w := &writtenBytes{size: jsonSize}
 		cfg := k.Config(testenv.KubeAdmin)
@@ -207,15 +200,9 @@ func benchDrivers(b *testing.B, coldWarm bool) []benchDriver {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { s.Close() })
-		b := kubeBackendOf(s)
-		out = append(out, benchDriver{name, s.Namespace(ns), w, b.WaitCommits})
+		return written(s.Namespace(ns), w, kubeBackendOf(s).WaitCommits)
 	}
-	if coldWarm {
-		mk("crsplit-cold", driver.WithCacheBytes(0))
-		mk("crsplit-warm")
-	} else {
-		mk("crsplit")
-	}
+	cold, warm := crsplitStore(driver.WithCacheBytes(0)), crsplitStore()
 	ns := newNamespace(b, k)
 	w := &writtenBytes{size: secretSize}
 	cfg := k.Config(testenv.KubeAdmin) // as Helm's client: client-go's defaults
@@ -224,8 +211,63 @@ func benchDrivers(b *testing.B, coldWarm bool) []benchDriver {
 	if err != nil {
 		b.Fatal(err)
 	}
-	out = append(out, benchDriver{"helm-secrets", helmdriver.NewSecrets(cs.CoreV1().Secrets(ns)), w, func() {}})
-	return out
+	secrets := written(helmdriver.NewSecrets(cs.CoreV1().Secrets(ns)), w, func() {})
+	return []drivertest.BenchTarget{
+		{Name: "crsplit", ColdWarm: true, Open: func(b *testing.B, cache bool) drivertest.BenchStore {
+			if cache {
+				return run(b, warm)
+			}
+			return run(b, cold)
+		}},
+		{Name: "helm-secrets", Open: func(b *testing.B, _ bool) drivertest.BenchStore { return run(b, secrets) }},
+	}
+}
+
+// written is a benchmark store over d, whose bytes written w counts: each
+// write's (after settle, which waits for the work a driver does after an
+// operation returns, such as crsplit's background commits), not those of
+// the revisions deleted to keep at most historyMax.
+func written(d helmdriver.Driver, w *writtenBytes, settle func()) drivertest.BenchStore {
+	var total int64
+	stored := func() int64 {
+		settle()
+		total += w.take()
+		return total
+	}
+	return drivertest.BenchStore{
+		View:   func(string) helmdriver.Driver { return d },
+		Stored: stored,
+		AfterWrite: func(b *testing.B, d helmdriver.Driver, name string, v int) {
+			stored()
+			if v > historyMax {
+				if _, err := d.Delete(key(name, v-historyMax)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			w.take()
+		},
+	}
+}
+
+// run is s for one run of a benchmark: a release of a fresh name, deleted
+// after the run, so that the next run (-count, or the testing package's
+// own reruns) starts from the same state (otherwise the shared chart would
+// carry the owners of every earlier run).
+func run(b *testing.B, s drivertest.BenchStore) drivertest.BenchStore {
+	s.Release = freshName()
+	d := s.View("")
+	b.Cleanup(func() {
+		rs, err := d.Query(map[string]string{"name": s.Release, "owner": "helm"})
+		if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+			b.Fatal(err)
+		}
+		for _, r := range rs {
+			if _, err := d.Delete(key(r.Name, r.Version)); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+				b.Fatal(err)
+			}
+		}
+	})
+	return s
 }
 
 // stack is the chart shaped like kube-prometheus-stack that the benchmarks
@@ -251,108 +293,19 @@ func revision(name string, v int) *release.Release {
 	return &r
 }
 
-// historyMax is Helm's default --history-max.
+// revisionsOf returns revisions 1..n of release name (ns is the target's
+// own), as revision makes them.
+func revisionsOf(name, _ string, n int) []*release.Release {
+	out := make([]*release.Release, n)
+	for i := range out {
+		out[i] = revision(name, i+1)
+	}
+	return out
+}
+
+// historyMax is Helm's default --history-max: the write benchmarks keep at
+// most this many revisions (pruned outside the timer).
 const historyMax = 10
-
-// BenchmarkCreate stores revision after revision of one release (each a
-// values-only upgrade: same chart, new values, 3 manifest lines changed), keeping at
-// most historyMax revisions (pruned outside the timer).
-func BenchmarkCreate(b *testing.B) {
-	benchRevisions(b, func(st *storage.Storage, name string, v int) error {
-		return st.Create(revision(name, v))
-	})
-}
-
-// BenchmarkUpgrade writes what `helm upgrade` writes to storage: the new
-// revision (pending-upgrade), the previous one marked superseded, the new
-// one marked deployed.
-func BenchmarkUpgrade(b *testing.B) {
-	benchRevisions(b, func(st *storage.Storage, name string, v int) error {
-		r := revision(name, v)
-		r.Info.Status = release.StatusPendingUpgrade
-		if err := st.Create(r); err != nil {
-			return err
-		}
-		prev := revision(name, v-1)
-		prev.Info.Status = release.StatusSuperseded
-		if err := st.Update(prev); err != nil {
-			return err
-		}
-		r.Info.Status = release.StatusDeployed
-		return st.Update(r)
-	})
-}
-
-// benchRevisions times write, which stores revision v (2, 3, ...) of a
-// release whose revision 1 is stored, on each driver, keeping at most
-// historyMax revisions (pruned outside the timer) and reporting the bytes
-// the API server stored per revision.
-func benchRevisions(b *testing.B, write func(st *storage.Storage, name string, v int) error) {
-	for _, d := range benchDrivers(b, false) {
-		b.Run(d.name, func(b *testing.B) {
-			st := storage.Init(d.driver)
-			name := freshName()
-			for v := 1; v <= b.N+1; v++ {
-				revision(name, v) // generated outside the timer
-			}
-			if err := st.Create(revision(name, 1)); err != nil {
-				b.Fatal(err)
-			}
-			d.settle()
-			d.written.take()
-			var written int64
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				v := i + 2
-				if err := write(st, name, v); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				d.settle()
-				written += d.written.take()
-				if v > historyMax {
-					if _, err := st.Delete(name, v-historyMax); err != nil {
-						b.Fatal(err)
-					}
-				}
-				d.written.take()
-				b.StartTimer()
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(written)/float64(b.N), "B/rev")
-			deleteRevisions(b, st, name, b.N+1)
-		})
-	}
-}
-
-// history stores n revisions of a new release, the last one deployed, and
-// returns its name.
-func history(b *testing.B, d helmdriver.Driver, n int) string {
-	st := storage.Init(d)
-	name := freshName()
-	for v := 1; v <= n; v++ {
-		r := revision(name, v)
-		if v < n {
-			r.Info.Status = release.StatusSuperseded
-		}
-		if err := st.Create(r); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return name
-}
-
-// deleteRevisions deletes what is left of the revisions 1..last of name, so
-// that the next run of a benchmark (-count, or the testing package's own
-// reruns) starts from the same state: otherwise the shared chart would
-// carry the owners of every earlier run.
-func deleteRevisions(b *testing.B, st *storage.Storage, name string, last int) {
-	for v := 1; v <= last; v++ {
-		if _, err := st.Delete(name, v); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
-			b.Fatal(err)
-		}
-	}
-}
 
 var benchRuns atomic.Int64
 
@@ -360,64 +313,23 @@ var benchRuns atomic.Int64
 // testing package runs each benchmark function more than once).
 func freshName() string { return fmt.Sprintf("app%d", benchRuns.Add(1)) }
 
+// BenchmarkCreate stores revision after revision of one release (each a
+// values-only upgrade: same chart, new values, 3 manifest lines changed),
+// keeping at most historyMax revisions.
+func BenchmarkCreate(b *testing.B) { bench.Create(b) }
+
+// BenchmarkUpgrade writes what `helm upgrade` writes to storage: the new
+// revision (pending-upgrade), the previous one marked superseded, the new
+// one marked deployed.
+func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
+
 // BenchmarkGet reads the latest of 20 revisions.
-func BenchmarkGet(b *testing.B) {
-	for _, d := range benchDrivers(b, true) {
-		b.Run(d.name, func(b *testing.B) {
-			name := history(b, d.driver, 20)
-			k := key(name, 20)
-			d.driver.Get(k) // warms crsplit-warm's cache
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				r, err := d.driver.Get(k)
-				if err != nil || r.Chart == nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			deleteRevisions(b, storage.Init(d.driver), name, 20)
-		})
-	}
-}
+func BenchmarkGet(b *testing.B) { bench.Get(b) }
 
 // BenchmarkHistory reads the 20 revisions of a release, as `helm history`
 // and every `helm upgrade` do.
-func BenchmarkHistory(b *testing.B) {
-	for _, d := range benchDrivers(b, true) {
-		b.Run(d.name, func(b *testing.B) {
-			name := history(b, d.driver, 20)
-			st := storage.Init(d.driver)
-			st.History(name) // warms crsplit-warm's cache
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				rs, err := st.History(name)
-				if err != nil || len(rs) != 20 {
-					b.Fatal(fmt.Sprint(len(rs)), err)
-				}
-			}
-			b.StopTimer()
-			deleteRevisions(b, st, name, 20)
-		})
-	}
-}
+func BenchmarkHistory(b *testing.B) { bench.History(b) }
 
 // BenchmarkDeployed finds the deployed revision among 20, as `helm upgrade`,
 // `helm status` and `helm get` do.
-func BenchmarkDeployed(b *testing.B) {
-	for _, d := range benchDrivers(b, true) {
-		b.Run(d.name, func(b *testing.B) {
-			name := history(b, d.driver, 20)
-			st := storage.Init(d.driver)
-			st.Deployed(name) // warms crsplit-warm's cache
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				r, err := st.Deployed(name)
-				if err != nil || r.Version != 20 {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			deleteRevisions(b, st, name, 20)
-		})
-	}
-}
+func BenchmarkDeployed(b *testing.B) { bench.Deployed(b) }
