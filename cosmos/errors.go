@@ -38,7 +38,8 @@ func statusOf(err error) (int, string) {
 // mapError turns an error of a call on the object what into the protocol's
 // sentinels (404 item: cas.ErrNotFound, 409: cas.ErrExists, 412:
 // cas.ErrVersionMismatch) or a described error; transport and server
-// failures wrap ErrUnavailable. The SDK's error text (which quotes the
+// failures, and a deadline passed waiting for the account, wrap
+// ErrUnavailable. The SDK's error text (which quotes the
 // request URL and the service's message, never the key) is kept.
 func mapError(op, what string, err error) error {
 	if err == nil {
@@ -60,7 +61,11 @@ func mapError(op, what string, err error) error {
 		return fmt.Errorf("cosmos %s %s: %w: %s", op, what, ErrUnavailable, brief(err))
 	case code != 0:
 		return fmt.Errorf("cosmos %s %s: %s", op, what, brief(err))
-	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded):
+		// No answer in time: a 429 storm (the SDK's retry policy reports
+		// the deadline, not the last 429), a hung connection.
+		return fmt.Errorf("cosmos %s %s: %w, not within the operation's deadline: %w", op, what, ErrUnavailable, err)
+	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("cosmos %s %s: %w", op, what, err)
 	default:
 		return fmt.Errorf("cosmos %s %s: %w: %w", op, what, ErrUnavailable, err)
