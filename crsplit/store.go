@@ -112,11 +112,13 @@ func encode(obj *cas.Object) (any, error) {
 }
 
 // releaseSpecOf returns the spec of a Release holding h, with the printer
-// columns' fields.
+// columns' fields (the engine's summary of the release, filled whether the
+// record is in the object or in chunks).
 func releaseSpecOf(h *cas.HeadRecord) releaseSpec {
 	s := releaseSpec{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
 		CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
 		ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
+		Updated: h.Updated, Description: h.Description,
 		Parts: partRefs(h.Parts), Record: h.Body}
 	if h.ChartName != "" {
 		s.Chart = h.ChartName + "-" + h.ChartVersion
@@ -124,30 +126,7 @@ func releaseSpecOf(h *cas.HeadRecord) releaseSpec {
 	if cs := h.BodyChunks; cs != nil {
 		s.ReleaseChunks = &chunkSet{ID: cs.ID, Count: cs.Count, Size: cs.Size, Digest: cs.Digest}
 	}
-	s.Updated, s.Description = shown(h.Body)
 	return s
-}
-
-// shown returns the record's info.last_deployed and info.description, for
-// the printer columns ("" for a record kept in chunks, or without them).
-func shown(frame []byte) (updated, description string) {
-	if len(frame) == 0 {
-		return "", ""
-	}
-	raw, err := codec.Decompress(frame)
-	if err != nil {
-		return "", ""
-	}
-	var rec struct {
-		Info struct {
-			LastDeployed json.RawMessage `json:"last_deployed"`
-			Description  string          `json:"description"`
-		} `json:"info"`
-	}
-	// Only shown, not read back: a record without them shows nothing.
-	json.Unmarshal(raw, &rec)
-	json.Unmarshal(rec.Info.LastDeployed, &updated)
-	return updated, rec.Info.Description
 }
 
 // decode returns the object of kind k in raw (JSON); one that does not
@@ -191,6 +170,7 @@ func headRecordOf(s *releaseSpec) *cas.HeadRecord {
 	h := &cas.HeadRecord{Key: s.Key, Name: s.Name, Version: s.Version, Status: s.Status, Owner: s.Owner,
 		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt,
 		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
+		Updated: s.Updated, Description: s.Description,
 		Parts: cas.PartDigests(s.Parts), Body: s.Record}
 	if len(h.Body) == 0 && len(s.Release) > 0 {
 		h.Body = codec.Compress(s.Release)

@@ -45,11 +45,16 @@ type Head struct {
 	ValuesBase, ManifestBase Digest
 
 	// ChartName, ChartVersion and AppVersion summarise the release's chart
-	// (from its metadata), set by the engine on every write for backends
-	// that show them (crsplit's printer columns). The engine never reads
-	// them back: a backend need not store or return them. Everything else
-	// about a release is in Body and the parts.
+	// (from its metadata), and Updated and Description its info (when it
+	// was last deployed, RFC 3339 as Helm's JSON writes it, "" if never;
+	// its description), set by the engine on every write for backends
+	// that show them (crsplit's printer columns) whatever the size of the
+	// release: a backend showing them never needs to decode Body, which
+	// may be stored in pieces. The engine never reads them back: a backend
+	// need not store or return them. Everything else about a release is
+	// in Body and the parts.
 	ChartName, ChartVersion, AppVersion string
+	Updated, Description                string
 
 	// Err, set by a backend, says that the stored head could not be read
 	// (garbage labels, a digest that does not parse, ...). Only Namespace

@@ -414,6 +414,10 @@ func (v *view) head(key string, rls *release.Release) (*Head, *codec.Split, erro
 	if rls.Chart != nil && rls.Chart.Metadata != nil {
 		h.ChartName, h.ChartVersion, h.AppVersion = rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion
 	}
+	if !rls.Info.LastDeployed.IsZero() {
+		h.Updated = rls.Info.LastDeployed.Time.Format(time.RFC3339Nano)
+	}
+	h.Description = rls.Info.Description
 	return h, split, nil
 }
 

@@ -42,6 +42,7 @@ func (b *Backend) headObject(h *backend.Head, body *headBody) *Object {
 			Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
 			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
 			ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
+			Updated: h.Updated, Description: h.Description,
 			Parts: h.DigestText(),
 			Body:  body.inline, BodyChunks: body.chunks,
 		}}
@@ -195,6 +196,7 @@ func (b *Backend) headOf(obj *Object) (*backend.Head, error) {
 		Namespace: obj.Namespace, Key: s.Key, Name: s.Name, Version: s.Version, Status: s.Status, Owner: s.Owner,
 		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt,
 		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
+		Updated: s.Updated, Description: s.Description,
 		Labels: map[string]string{},
 	}
 	if s.Key == "" || b.cfg.HeadName(s.Key) != obj.Name {

@@ -176,7 +176,9 @@ type HeadRecord struct {
 	CreatedAt  int64
 	ModifiedAt int64
 
+	// The summary fields of backend.Head, for stores that show them.
 	ChartName, ChartVersion, AppVersion string
+	Updated, Description                string
 
 	Parts PartDigests
 	// Body is the head's body frame (backend.Head.Body) when it is kept
