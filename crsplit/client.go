@@ -102,7 +102,7 @@ func (c *client) list(ctx context.Context, res, ns string, opts metav1.ListOptio
 	var out []json.RawMessage
 	for {
 		req := c.rc.Get().Namespace(ns).Resource(res).Param("limit", strconv.FormatInt(opts.Limit, 10))
-		for k, v := range map[string]string{"labelSelector": opts.LabelSelector, "fieldSelector": opts.FieldSelector, "continue": opts.Continue} {
+		for k, v := range map[string]string{"labelSelector": opts.LabelSelector, "fieldSelector": opts.FieldSelector, "continue": opts.Continue, "resourceVersion": opts.ResourceVersion} {
 			if v != "" {
 				req = req.Param(k, v)
 			}
@@ -120,6 +120,7 @@ func (c *client) list(ctx context.Context, res, ns string, opts metav1.ListOptio
 			return out, nil
 		}
 		opts.Continue = l.Continue
+		opts.ResourceVersion = "" // a continued list goes on at the first page's version
 	}
 }
 

@@ -25,7 +25,16 @@ type kubeStore struct{ c *client }
 var (
 	_ cas.ObjectStore   = (*kubeStore)(nil)
 	_ cas.ReferrerAdder = (*kubeStore)(nil)
+	_ cas.BatchReader   = (*kubeStore)(nil)
 )
+
+// labelObject labels parts and chunks with their name (its first 63
+// characters: a part's name is its 64-digit digest), so that GetMany can
+// select several by name in one list.
+const labelObject = "helmstore.io/object"
+
+// objectLabel is the value of labelObject for an object named name.
+func objectLabel(name string) string { return name[:min(len(name), validation.LabelValueMaxLength)] }
 
 // resource returns the resource (plural) and the kind of objects of k.
 func resource(k cas.Kind) (res, kind string) {
@@ -70,6 +79,12 @@ func objectMeta(obj *cas.Object) metav1.ObjectMeta {
 			m.Labels = map[string]string{}
 		}
 		m.Labels[k] = v
+	}
+	if obj.Kind != cas.KindHead && len(validation.IsValidLabelValue(objectLabel(obj.Name))) == 0 {
+		if m.Labels == nil {
+			m.Labels = map[string]string{}
+		}
+		m.Labels[labelObject] = objectLabel(obj.Name)
 	}
 	for _, r := range obj.Referrers {
 		m.OwnerReferences = append(m.OwnerReferences, ownerRef(r))
@@ -363,6 +378,45 @@ func (s *kubeStore) List(ctx context.Context, sel cas.Selector) ([]*cas.Object, 
 	out := make([]*cas.Object, len(raws))
 	for i, raw := range raws {
 		out[i] = decode(sel.Kind, raw)
+	}
+	return out, nil
+}
+
+// GetMany implements cas.BatchReader for parts and chunks: one list with a
+// label selector naming them (labelObject), from the watch cache for a
+// stale read. Objects written without the label (by a version of helmstore
+// before it) are not found by it, and read one by one by the protocol.
+func (s *kubeStore) GetMany(ctx context.Context, k cas.Kind, ns string, names []string, opt cas.ReadOptions) (map[string]*cas.Object, error) {
+	if k == cas.KindHead || len(names) == 0 {
+		return nil, nil
+	}
+	want := make(map[string]bool, len(names))
+	values := make([]string, 0, len(names))
+	for _, n := range names {
+		if want[n] || len(validation.IsValidLabelValue(objectLabel(n))) > 0 {
+			continue
+		}
+		want[n] = true
+		values = append(values, objectLabel(n))
+	}
+	if len(values) == 0 {
+		return nil, nil
+	}
+	res, _ := resource(k)
+	opts := metav1.ListOptions{LabelSelector: labelObject + " in (" + joinSorted(values) + ")"}
+	if opt.Stale {
+		opts.ResourceVersion = "0"
+	}
+	raws, err := s.c.list(ctx, res, ns, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*cas.Object, len(raws))
+	for _, raw := range raws {
+		o := decode(k, raw)
+		if want[o.Name] {
+			out[o.Name] = o
+		}
 	}
 	return out, nil
 }

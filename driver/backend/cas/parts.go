@@ -22,9 +22,10 @@ const createFirstBytes = 1 << 20
 // reports as corrupt for the releases that use it, and for them only.
 func (b *Backend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
 	out := make(map[codec.Digest][]byte, len(refs))
+	pre := b.prefetch(ctx, refs)
 	var mu sync.Mutex
 	err := b.parallel(ctx, len(refs), func(ctx context.Context, i int) error {
-		frame, err := b.readPart(ctx, refs[i])
+		frame, err := b.readPart(ctx, refs[i], pre[partRef(refs[i])])
 		if errors.Is(err, codec.ErrCorrupt) {
 			b.log("helmstore: %s part %s in namespace %q is damaged: %v", refs[i].Kind, refs[i].Digest.Short(), refs[i].Namespace, err)
 			frame, err = []byte{}, nil
@@ -43,15 +44,78 @@ func (b *Backend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.
 	return out, nil
 }
 
+// batchNames bounds the names one GetMany call asks for (they travel in
+// the request's URL on Kubernetes).
+const batchNames = 64
+
+// prefetch reads, stale, the part objects of refs with the store's
+// GetMany, where it has one, for each kind and namespace of which refs
+// names more than one: what readPart would otherwise read one by one. What
+// it does not find (or a failed call) is left to readPart.
+func (b *Backend) prefetch(ctx context.Context, refs []backend.PartRef) map[Ref]*Object {
+	br, ok := b.s.(BatchReader)
+	if !ok || len(refs) < 2 {
+		return nil
+	}
+	type group struct {
+		kind Kind
+		ns   string
+	}
+	names := map[group][]string{}
+	for _, r := range refs {
+		ref := partRef(r)
+		g := group{ref.Kind, ref.Namespace}
+		names[g] = append(names[g], ref.Name)
+	}
+	type batch struct {
+		group
+		names []string
+	}
+	var batches []batch
+	for g, ns := range names {
+		if len(ns) < 2 {
+			continue
+		}
+		for len(ns) > 0 {
+			n := min(len(ns), batchNames)
+			batches = append(batches, batch{g, ns[:n]})
+			ns = ns[n:]
+		}
+	}
+	out := map[Ref]*Object{}
+	var mu sync.Mutex
+	b.parallel(ctx, len(batches), func(ctx context.Context, i int) error {
+		objs, err := br.GetMany(ctx, batches[i].kind, batches[i].ns, batches[i].names, ReadOptions{Stale: true})
+		if err != nil {
+			return nil // read one by one instead
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for name, o := range objs {
+			out[Ref{Kind: batches[i].kind, Namespace: batches[i].ns, Name: name}] = o
+		}
+		return nil
+	})
+	return out
+}
+
 // readPart returns the frame of one part, or nil if it is not stored. A
 // part's bytes never change once complete, and the engine checks them
-// against the digest, so the part and its chunks are read stale first; if
-// that does not find the part complete with all its chunks, it is read
-// again before it counts as missing.
-func (b *Backend) readPart(ctx context.Context, ref backend.PartRef) ([]byte, error) {
-	frame, err := b.readPartFrom(ctx, ref, true)
-	if frame != nil || err != nil {
-		return frame, err
+// against the digest, so the part and its chunks are read stale first
+// (the part object is read already if pre is not nil); if that does not
+// find the part complete with all its chunks, it is read again before it
+// counts as missing.
+func (b *Backend) readPart(ctx context.Context, ref backend.PartRef, pre *Object) ([]byte, error) {
+	if pre != nil {
+		frame, err := b.partFrame(ctx, ref, pre, true)
+		if frame != nil || err != nil {
+			return frame, err
+		}
+	} else {
+		frame, err := b.readPartFrom(ctx, ref, true)
+		if frame != nil || err != nil {
+			return frame, err
+		}
 	}
 	return b.readPartFrom(ctx, ref, false)
 }
@@ -66,6 +130,13 @@ func (b *Backend) readPartFrom(ctx context.Context, ref backend.PartRef, stale b
 	if err != nil {
 		return nil, err
 	}
+	return b.partFrame(ctx, ref, obj, stale)
+}
+
+// partFrame returns the frame of the part ref held by obj, its part
+// object, reading its chunks (stale or not); nil if it is incomplete or
+// missing a chunk.
+func (b *Backend) partFrame(ctx context.Context, ref backend.PartRef, obj *Object, stale bool) ([]byte, error) {
 	if obj.Err != nil {
 		return nil, obj.Err
 	}
@@ -95,21 +166,31 @@ func partChunkNames(obj *Object) []string {
 	return names
 }
 
-// readChunks reads and joins the named chunks; nil if any is missing.
+// readChunks reads and joins the named chunks; nil if any is missing. A
+// store with GetMany reads them in one call (stale reads) and any it did
+// not return one by one.
 func (b *Backend) readChunks(ctx context.Context, ns string, names []string, stale bool) ([]byte, error) {
+	var pre map[string]*Object
+	if br, ok := b.s.(BatchReader); ok && stale && len(names) > 1 && len(names) <= batchNames {
+		pre, _ = br.GetMany(ctx, KindChunk, ns, names, ReadOptions{Stale: true})
+	}
 	chunks := make([][]byte, len(names))
 	missing := false
 	var mu sync.Mutex
 	err := b.parallel(ctx, len(names), func(ctx context.Context, i int) error {
-		obj, err := b.s.Get(ctx, Ref{Kind: KindChunk, Namespace: ns, Name: names[i]}, ReadOptions{Stale: stale})
-		if errors.Is(err, ErrNotFound) {
-			mu.Lock()
-			missing = true
-			mu.Unlock()
-			return nil
-		}
-		if err != nil {
-			return err
+		obj, ok := pre[names[i]]
+		if !ok {
+			var err error
+			obj, err = b.s.Get(ctx, Ref{Kind: KindChunk, Namespace: ns, Name: names[i]}, ReadOptions{Stale: stale})
+			if errors.Is(err, ErrNotFound) {
+				mu.Lock()
+				missing = true
+				mu.Unlock()
+				return nil
+			}
+			if err != nil {
+				return err
+			}
 		}
 		if obj.Err != nil {
 			return fmt.Errorf("chunk %s: %w", names[i], obj.Err)

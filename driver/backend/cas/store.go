@@ -73,6 +73,19 @@ type ReferrerAdder interface {
 	AddReferrer(ctx context.Context, ref Ref, r Referrer) (*Object, error)
 }
 
+// BatchReader is implemented by stores that can read several objects of
+// one kind and namespace in one call (Kubernetes: one list by a label
+// naming them). The protocol uses it to read the parts of many heads
+// (History, Deployed, List) and the chunks of a frame in one round trip
+// each, instead of one per object.
+type BatchReader interface {
+	// GetMany returns, by name, those of the named objects of kind k in
+	// namespace ns that it finds, as Get would with opt. It may leave out
+	// an object that exists (a store need not index every object): the
+	// protocol reads what is missing with Get.
+	GetMany(ctx context.Context, k Kind, ns string, names []string, opt ReadOptions) (map[string]*Object, error)
+}
+
 // Kind says what an object is. Each kind is its own collection: names are
 // unique within a kind and namespace.
 type Kind uint8

@@ -2,6 +2,7 @@ package castest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -308,6 +309,29 @@ func (s *Store) Get(ctx context.Context, ref cas.Ref, opt cas.ReadOptions) (*cas
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// GetMany implements cas.BatchReader as a Get of each name, each with its
+// own faults (a stale one leaves the object out or answers an older
+// version, a failed one fails the call). Like a store that does not index
+// every object, it leaves out every third name it is asked for, so that
+// the protocol's reads of what GetMany missed are exercised too.
+func (s *Store) GetMany(ctx context.Context, k cas.Kind, ns string, names []string, opt cas.ReadOptions) (map[string]*cas.Object, error) {
+	out := map[string]*cas.Object{}
+	for i, n := range names {
+		if i%3 == 2 {
+			continue
+		}
+		o, err := s.Get(ctx, cas.Ref{Kind: k, Namespace: ns, Name: n}, opt)
+		if errors.Is(err, cas.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[n] = o
 	}
 	return out, nil
 }
