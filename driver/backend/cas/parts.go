@@ -20,23 +20,43 @@ const createFirstBytes = 1 << 20
 // whose objects are damaged (a part object or chunk that does not decode,
 // a renumbered chunk) is returned as an empty frame, which the engine
 // reports as corrupt for the releases that use it, and for them only.
+// With a store that has GetMany, the part objects of one kind and
+// namespace are read in one call (batches), alongside the single reads.
 func (b *Backend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
 	out := make(map[codec.Digest][]byte, len(refs))
-	pre := b.prefetch(ctx, refs)
 	var mu sync.Mutex
-	err := b.parallel(ctx, len(refs), func(ctx context.Context, i int) error {
-		frame, err := b.readPart(ctx, refs[i], pre[partRef(refs[i])])
+	read := func(ctx context.Context, ref backend.PartRef, pre *Object) error {
+		frame, err := b.readPart(ctx, ref, pre)
 		if errors.Is(err, codec.ErrCorrupt) {
-			b.log("helmstore: %s part %s in namespace %q is damaged: %v", refs[i].Kind, refs[i].Digest.Short(), refs[i].Namespace, err)
+			b.log("helmstore: %s part %s in namespace %q is damaged: %v", ref.Kind, ref.Digest.Short(), ref.Namespace, err)
 			frame, err = []byte{}, nil
 		}
 		if err != nil || frame == nil {
 			return err
 		}
 		mu.Lock()
-		out[refs[i].Digest] = frame
+		out[ref.Digest] = frame
 		mu.Unlock()
 		return nil
+	}
+	batches := b.batches(refs)
+	err := b.parallel(ctx, len(batches), func(ctx context.Context, i int) error {
+		rs := batches[i]
+		if len(rs) == 1 {
+			return read(ctx, rs[0], nil)
+		}
+		names := make([]string, len(rs))
+		for j, r := range rs {
+			names[j] = partRef(r).Name
+		}
+		first := partRef(rs[0])
+		objs, err := b.s.(BatchReader).GetMany(ctx, first.Kind, first.Namespace, names, ReadOptions{Stale: true})
+		if err != nil {
+			objs = nil // read one by one instead
+		}
+		return b.parallel(ctx, len(rs), func(ctx context.Context, j int) error {
+			return read(ctx, rs[j], objs[names[j]])
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -48,54 +68,45 @@ func (b *Backend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.
 // the request's URL on Kubernetes).
 const batchNames = 64
 
-// prefetch reads, stale, the part objects of refs with the store's
-// GetMany, where it has one, for each kind and namespace of which refs
-// names more than one: what readPart would otherwise read one by one. What
-// it does not find (or a failed call) is left to readPart.
-func (b *Backend) prefetch(ctx context.Context, refs []backend.PartRef) map[Ref]*Object {
-	br, ok := b.s.(BatchReader)
-	if !ok || len(refs) < 2 {
-		return nil
+// batches groups refs into the reads Parts makes: with a store that has
+// GetMany, the refs of one kind and namespace together (at most batchNames
+// each); otherwise, and for a kind of which refs names one part, one ref
+// each.
+func (b *Backend) batches(refs []backend.PartRef) [][]backend.PartRef {
+	if _, ok := b.s.(BatchReader); !ok {
+		out := make([][]backend.PartRef, len(refs))
+		for i := range refs {
+			out[i] = refs[i : i+1]
+		}
+		return out
 	}
 	type group struct {
 		kind Kind
 		ns   string
 	}
-	names := map[group][]string{}
+	var order []group
+	groups := map[group][]backend.PartRef{}
 	for _, r := range refs {
 		ref := partRef(r)
 		g := group{ref.Kind, ref.Namespace}
-		names[g] = append(names[g], ref.Name)
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], r)
 	}
-	type batch struct {
-		group
-		names []string
-	}
-	var batches []batch
-	for g, ns := range names {
-		if len(ns) < 2 {
+	var out [][]backend.PartRef
+	for _, g := range order {
+		rs := groups[g]
+		if len(rs) == 1 {
+			out = append(out, rs)
 			continue
 		}
-		for len(ns) > 0 {
-			n := min(len(ns), batchNames)
-			batches = append(batches, batch{g, ns[:n]})
-			ns = ns[n:]
+		for len(rs) > 0 {
+			n := min(len(rs), batchNames)
+			out = append(out, rs[:n])
+			rs = rs[n:]
 		}
 	}
-	out := map[Ref]*Object{}
-	var mu sync.Mutex
-	b.parallel(ctx, len(batches), func(ctx context.Context, i int) error {
-		objs, err := br.GetMany(ctx, batches[i].kind, batches[i].ns, batches[i].names, ReadOptions{Stale: true})
-		if err != nil {
-			return nil // read one by one instead
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for name, o := range objs {
-			out[Ref{Kind: batches[i].kind, Namespace: batches[i].ns, Name: name}] = o
-		}
-		return nil
-	})
 	return out
 }
 
