@@ -3,6 +3,7 @@ package backend
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -91,14 +92,4 @@ func DiffLabels(old, new map[string]string) (set map[string]string, remove []str
 }
 
 // SameLabels reports whether the label sets a and b are equal.
-func SameLabels(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
+func SameLabels(a, b map[string]string) bool { return maps.Equal(a, b) }

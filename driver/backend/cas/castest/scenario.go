@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -370,17 +371,7 @@ func deployed(m map[string]string, name string) int {
 }
 
 // Equal reports whether two states (key -> Canon) are the same.
-func Equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
+func Equal(a, b map[string]string) bool { return maps.Equal(a, b) }
 
 func anyEqual(a map[string]string, bs []map[string]string) bool {
 	for _, b := range bs {
