@@ -32,6 +32,7 @@ type objectStore struct {
 var (
 	_ cas.ObjectStore   = (*objectStore)(nil)
 	_ cas.ReferrerAdder = (*objectStore)(nil)
+	_ cas.BatchReader   = (*objectStore)(nil)
 )
 
 // newUID returns a fresh object UID: 32 hexadecimal digits (no '-', so that
@@ -87,6 +88,47 @@ func (s *objectStore) Get(ctx context.Context, ref cas.Ref, _ cas.ReadOptions) (
 		return nil, mapError("read", describe(ref), err)
 	}
 	return decode(ref, resp.Value, false), nil
+}
+
+// GetMany implements cas.BatchReader with one query for the items of kind
+// k in namespace ns named among names: within one partition when they all
+// share it (the chunks of one frame), across partitions otherwise (parts
+// are one partition each).
+func (s *objectStore) GetMany(ctx context.Context, k cas.Kind, ns string, names []string, _ cas.ReadOptions) (map[string]*cas.Object, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	want := make(map[string]bool, len(names))
+	first := partitionKey(cas.Ref{Kind: k, Namespace: ns, Name: names[0]})
+	one := true
+	for _, n := range names {
+		want[n] = true
+		one = one && partitionKey(cas.Ref{Kind: k, Namespace: ns, Name: n}) == first
+	}
+	pk := azcosmos.NewPartitionKey() // cross-partition
+	if one {
+		pk = azcosmos.NewPartitionKeyString(first)
+	}
+	query := "SELECT * FROM c WHERE c.k = @k AND c.ns = @ns AND ARRAY_CONTAINS(@names, c.n)"
+	params := []azcosmos.QueryParameter{{Name: "@k", Value: kindName(k)}, {Name: "@ns", Value: ns}, {Name: "@names", Value: names}}
+	pager := s.c.NewQueryItemsPager(query, pk, &azcosmos.QueryOptions{QueryParameters: params})
+	out := make(map[string]*cas.Object, len(names))
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, mapError("query", kindName(k)+" objects", err)
+		}
+		for _, b := range page.Items {
+			var named struct {
+				Name string `json:"n"`
+			}
+			if json.Unmarshal(b, &named) != nil || !want[named.Name] {
+				continue // read one by one: Get reports what is wrong with it
+			}
+			out[named.Name] = decode(cas.Ref{Kind: k, Namespace: ns, Name: named.Name}, b, false)
+		}
+	}
+	return out, nil
 }
 
 // decode reads an item of the object ref names.
