@@ -28,6 +28,15 @@ func DiffParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err er
 	if old != nil && old.Verify() != nil {
 		old = nil
 	}
+	return DiffStoredParts(old, h, parts)
+}
+
+// DiffStoredParts is DiffParts for an old head whose references the
+// backend trusts as stored, without verifying them against a body (a head
+// read back from the backend's own record, which holds the digests but not
+// the body: DiffParts would take it for one referencing nothing, and the
+// references an Update drops would never be dropped).
+func DiffStoredParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err error) {
 	was := map[Digest]bool{}
 	if old != nil {
 		for _, r := range old.Parts() {

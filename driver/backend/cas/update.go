@@ -79,7 +79,7 @@ func (b *Backend) put(ctx context.Context, h *backend.Head, parts []*codec.Part,
 		return nil, nil, err
 	}
 	h.KeepCreatedAt(oldH)
-	add, drop, err := diffRefs(oldH, h, parts)
+	add, drop, err := backend.DiffStoredParts(oldH, h, parts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,36 +117,4 @@ func (b *Backend) dropUnreferenced(ctx context.Context, old, updated *Object, go
 		return fmt.Errorf("release updated, but what it no longer references could not be cleaned up: %w", err)
 	}
 	return nil
-}
-
-// diffRefs is backend.DiffParts for an old head read from the protocol's own
-// head record: its references are trusted as stored (the record holds no
-// body to verify them against, and DiffParts would take an unverified head
-// for one referencing nothing, so that the references an Update drops
-// would never be dropped).
-func diffRefs(old, h *backend.Head, parts []*codec.Part) (add []*codec.Part, drop []backend.PartRef, err error) {
-	all, _, err := backend.DiffParts(nil, h, parts)
-	if err != nil {
-		return nil, nil, err
-	}
-	was := map[codec.Digest]bool{}
-	for _, r := range old.Parts() {
-		was[r.Digest] = true
-	}
-	now := map[codec.Digest]bool{}
-	for _, r := range h.Parts() {
-		now[r.Digest] = true
-	}
-	for _, p := range all {
-		if !was[p.Digest] {
-			add = append(add, p)
-		}
-	}
-	for _, r := range old.Parts() {
-		if !now[r.Digest] {
-			now[r.Digest] = true // one reference per digest
-			drop = append(drop, r)
-		}
-	}
-	return add, drop, nil
 }
