@@ -313,7 +313,7 @@ func (e *Engine) delta(h *Head, p *codec.Part) (use, base *codec.Part) {
 	if !ok || kf.digest == p.Digest {
 		return p, nil
 	}
-	base = codec.NewPart(p.Kind, kf.raw)
+	base = kf.part(p.Kind)
 	if base.Digest != kf.digest {
 		return p, nil
 	}

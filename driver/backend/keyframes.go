@@ -39,6 +39,17 @@ type keyframe struct {
 	version int
 	digest  codec.Digest
 	raw     []byte
+
+	partOnce sync.Once
+	p        *codec.Part
+}
+
+// part returns the keyframe as a part, hashed once per keyframe (every
+// write of the release's next revisions gives it to the backend beside
+// its delta).
+func (kf *keyframe) part(kind codec.Kind) *codec.Part {
+	kf.partOnce.Do(func() { kf.p = codec.NewPart(kind, kf.raw) })
+	return kf.p
 }
 
 // keyframes is a bounded, least-recently-used map from release (namespace,
