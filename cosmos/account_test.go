@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/driver/backend/cas/castest"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -61,7 +62,7 @@ func TestConformanceAccount(t *testing.T) {
 		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
 			mu.Lock()
 			defer mu.Unlock()
-			return newTamperer(backends[s])
+			return castest.WithEmbedded(newTamperer(backends[s]), backends[s].Store())
 		},
 	}
 	drivertest.Run(t, h)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/driver/backend/cas/castest"
 	"github.com/helmstore/helmstore/driver/drivertest"
 )
 
@@ -40,7 +41,7 @@ func harness() drivertest.Harness {
 			if !ok {
 				t.Fatal("Tamper of a store Open did not return")
 			}
-			return newTamperer(b)
+			return castest.WithEmbedded(newTamperer(b), b.Store())
 		},
 	}
 }

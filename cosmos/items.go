@@ -73,12 +73,21 @@ type headRec struct {
 	ValuesBase   string `json:"valuesBase,omitempty"`
 	ManifestBase string `json:"manifestBase,omitempty"`
 	Body         []byte `json:"body,omitempty"`
-	BodyChunks   *struct {
+	// Embedded are the frames of the parts the head item holds itself
+	// (cas.HeadRecord.Embedded).
+	Embedded   []embeddedRec `json:"embedded,omitempty"`
+	BodyChunks *struct {
 		ID     string `json:"id"`
 		Count  int    `json:"count"`
 		Size   int64  `json:"size"`
 		Digest string `json:"digest"`
 	} `json:"bodyChunks,omitempty"`
+}
+
+type embeddedRec struct {
+	Digest string `json:"digest"`
+	Size   int64  `json:"size,omitempty"`
+	Data   []byte `json:"data"`
 }
 
 type partRec struct {
@@ -184,6 +193,9 @@ func toItem(obj *cas.Object) *item {
 			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt, ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
 			Chart: h.Parts.Chart, Values: h.Parts.Values, Manifest: h.Parts.Manifest, ValuesBase: h.Parts.ValuesBase, ManifestBase: h.Parts.ManifestBase,
 			Body: h.Body}
+		for _, e := range h.Embedded {
+			it.Head.Embedded = append(it.Head.Embedded, embeddedRec{Digest: e.Digest, Size: e.Size, Data: e.Data})
+		}
 		if cs := h.BodyChunks; cs != nil {
 			it.Head.BodyChunks = &struct {
 				ID     string `json:"id"`
@@ -238,6 +250,9 @@ func (it *item) object(ref cas.Ref, meta bool) *cas.Object {
 			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt, ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
 			Parts: cas.PartDigests{Chart: h.Chart, Values: h.Values, Manifest: h.Manifest, ValuesBase: h.ValuesBase, ManifestBase: h.ManifestBase},
 			Body:  h.Body}
+		for _, e := range h.Embedded {
+			obj.Head.Embedded = append(obj.Head.Embedded, cas.EmbeddedFrame{Digest: e.Digest, Size: e.Size, Data: e.Data})
+		}
 		if cs := h.BodyChunks; cs != nil {
 			obj.Head.BodyChunks = &cas.ChunkSet{ID: cs.ID, Count: cs.Count, Size: cs.Size, Digest: cs.Digest}
 		}

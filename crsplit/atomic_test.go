@@ -197,7 +197,14 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	shared := smallRelease("keep", ns, 1, "shared")
+	// Values and manifests of a few KiB: part objects of their own (of at
+	// most 1 KiB compressed, they would be embedded in the Release).
+	variant := func(r *release.Release, seed uint64) *release.Release {
+		g := fixture.New(seed)
+		r.Config, r.Manifest = g.Values(200), g.Manifest(r.Name, 8000)
+		return r
+	}
+	shared := variant(smallRelease("keep", ns, 1, "shared"), 1)
 	if err := s.Create(key("keep", 1), shared); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +212,7 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 		b.hooks.BeforePart = crashAt(codec.KindValues)
 		defer func() { b.hooks.BeforePart = nil }()
 		// Same chart as "keep" (shared), its own values and manifest.
-		if err := s.Create(key(name, 1), smallVariant(name, ns, 1, 2, "shared")); !errors.Is(err, cas.ErrCrash) {
+		if err := s.Create(key(name, 1), variant(smallVariant(name, ns, 1, 2, "shared"), 2)); !errors.Is(err, cas.ErrCrash) {
 			t.Fatalf("crash: %v", err)
 		}
 	}
@@ -221,13 +228,13 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 	}
 	// Not stale yet: a new Create of the key is refused, as for a writer
 	// still at work.
-	if err := s.Create(key("lost", 1), smallVariant("lost", ns, 1, 3, "shared")); !errors.Is(err, driver.ErrReleaseExists) {
+	if err := s.Create(key("lost", 1), variant(smallVariant("lost", ns, 1, 3, "shared"), 3)); !errors.Is(err, driver.ErrReleaseExists) {
 		t.Fatalf("create over a fresh pending release: %v", err)
 	}
 	// Once stale, a Create of the key takes it over...
 	b.SetPendingTimeout(0)
 	defer b.SetPendingTimeout(PendingTimeout)
-	r := smallVariant("lost", ns, 1, 3, "shared")
+	r := variant(smallVariant("lost", ns, 1, 3, "shared"), 3)
 	if err := s.Create(key("lost", 1), r); err != nil {
 		t.Fatalf("create over a stale pending release: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,13 +149,17 @@ func TestGarbageCollector(t *testing.T) {
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
 	k.StartControllerManager(t, "garbage-collector-controller")
 
-	var values []string
+	var values, manifests []string
 	for v := 1; v <= 2; v++ {
 		r := fixture.LargeRelease("app", ns, v)
 		if err := s.Create(key("app", v), r); err != nil {
 			t.Fatal(err)
 		}
 		values = append(values, codecDigest(t, r, codec.KindValues))
+		manifests = append(manifests, codecDigest(t, r, codec.KindManifest))
+	}
+	if partOwners(t, b, ns, codec.KindManifest, manifests[1]) == nil {
+		t.Fatal("revision 2's manifest has no Manifest object to collect")
 	}
 	other := smallRelease("other", ns, 1, "other-chart")
 	if err := s.Create(key("other", 1), other); err != nil {
@@ -185,13 +190,28 @@ func TestGarbageCollector(t *testing.T) {
 	deleteRaw(t, b, ns, key("app", 2))
 	waitFor("the chart, its chunks and revision 2's parts are collected", func() bool {
 		return partOwners(t, b, ns, codec.KindChart, chart) == nil && count(t, b, resChunks, ns) == 0 &&
-			partOwners(t, b, ns, codec.KindValues, values[1]) == nil && count(t, b, resManifests, ns) == 1
+			partOwners(t, b, ns, codec.KindValues, values[1]) == nil && partOwners(t, b, ns, codec.KindManifest, manifests[1]) == nil
 	})
 	got, err := s.Get(key("other", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameAsHelm(t, "unrelated release", got, other)
+	// What is left is other's: its chart, and its values and manifest
+	// unless they are small enough to be embedded in its Release.
+	partKinds := []string{resCharts, resValues, resManifests, resChunks}
+	counts := func() []int {
+		var out []int
+		for _, res := range partKinds {
+			out = append(out, count(t, b, res, ns))
+		}
+		return out
+	}
+	others := counts()
+	onlyOthers := func() bool { return slices.Equal(counts(), others) }
+	if others[0] != 1 || others[3] != 0 {
+		t.Fatalf("other's parts: %v objects of %v; want its chart and no chunks", others, partKinds)
+	}
 
 	// A crashed Create leaves a pending Release owning its parts; deleting
 	// it (as an administrator would) lets the cluster collect them.
@@ -204,9 +224,7 @@ func TestGarbageCollector(t *testing.T) {
 		t.Fatalf("crashed create visible: %v", err)
 	}
 	deleteRaw(t, b, ns, key("crashed", 1))
-	waitFor("the crashed create's parts are collected", func() bool {
-		return count(t, b, resCharts, ns) == 1 && count(t, b, resChunks, ns) == 0 && count(t, b, resValues, ns) == 1 && count(t, b, resManifests, ns) == 1
-	})
+	waitFor("the crashed create's parts are collected", onlyOthers)
 
 	// The backend's own collection and the cluster's run side by side.
 	for v := 1; v <= 3; v++ {
@@ -221,7 +239,5 @@ func TestGarbageCollector(t *testing.T) {
 	}
 	// The collector may remove a part before the backend reads it, leaving
 	// the part's chunks to the collector too: wait for both to settle.
-	waitFor("only other's parts remain after deleting through the backend", func() bool {
-		return count(t, b, resCharts, ns) == 1 && count(t, b, resValues, ns) == 1 && count(t, b, resManifests, ns) == 1 && count(t, b, resChunks, ns) == 0
-	})
+	waitFor("only other's parts remain after deleting through the backend", onlyOthers)
 }

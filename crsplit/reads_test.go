@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -177,19 +178,46 @@ func TestCorruptedParts(t *testing.T) {
 	}
 	corrupted("a chart chunk changed", key("big", 1))
 
-	var values string
-	for name := range objectNames(t, b, resValues, ns) {
-		raw, err := b.c.get(ctx, resValues, ns, name)
+	// The small release's values are small enough to be embedded in its
+	// Release (spec.embedded) rather than a Values object of their own.
+	values := codecDigest(t, small, codec.KindValues)
+	if _, ok := objectNames(t, b, resValues, ns)[values]; ok {
+		flip(resValues, values)
+	} else {
+		flipEmbedded(t, b, ns, key("small", 1), values)
+	}
+	corrupted("the small release's values changed", key("small", 1))
+}
+
+// flipEmbedded changes a byte of the frame of part d that the Release
+// named name embeds, as an edit in the cluster would.
+func flipEmbedded(t *testing.T, b *kubeBackend, ns, name, d string) {
+	t.Helper()
+	ctx := ctxT(t)
+	raw, err := b.c.get(ctx, resReleases, ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	embedded, _ := obj["spec"].(map[string]any)["embedded"].([]any)
+	for _, e := range embedded {
+		e := e.(map[string]any)
+		if e["digest"] != d {
+			continue
+		}
+		stored, err := base64.StdEncoding.DecodeString(e["data"].(string))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(raw), key("small", 1)) {
-			values = name
+		stored[len(stored)/2] ^= 0x55
+		e["data"] = base64.StdEncoding.EncodeToString(stored)
+		if _, err := b.c.update(ctx, resReleases, ns, name, obj); err != nil {
+			t.Fatal(err)
 		}
+		return
 	}
-	if values == "" {
-		t.Fatal("no Values object owned by the small release")
-	}
-	flip(resValues, values)
-	corrupted("a Values object changed", key("small", 1))
+	t.Fatalf("part %s is neither a Values object nor embedded in Release %s", d, name)
 }

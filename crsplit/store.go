@@ -135,6 +135,9 @@ func releaseSpecOf(h *cas.HeadRecord) releaseSpec {
 		ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
 		Updated: h.Updated, Description: h.Description,
 		Parts: partRefs(h.Parts), Record: h.Body}
+	for _, e := range h.Embedded {
+		s.Embedded = append(s.Embedded, embeddedPart{Digest: e.Digest, Size: e.Size, Data: e.Data})
+	}
 	if h.ChartName != "" {
 		s.Chart = h.ChartName + "-" + h.ChartVersion
 	}
@@ -187,6 +190,9 @@ func headRecordOf(s *releaseSpec) *cas.HeadRecord {
 		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
 		Updated: s.Updated, Description: s.Description,
 		Parts: cas.PartDigests(s.Parts), Body: s.Record}
+	for _, e := range s.Embedded {
+		h.Embedded = append(h.Embedded, cas.EmbeddedFrame{Digest: e.Digest, Size: e.Size, Data: e.Data})
+	}
 	if len(h.Body) == 0 && len(s.Release) > 0 {
 		h.Body = codec.Compress(s.Release)
 	}
@@ -275,12 +281,12 @@ func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, e
 		return nil, wrap(err, res, obj.Name)
 	}
 	created := decode(obj.Kind, raw)
-	if created.Err == nil && created.Head.Parts != obj.Head.Parts {
+	if created.Err == nil && (created.Head.Parts != obj.Head.Parts || len(created.Head.Embedded) != len(obj.Head.Embedded)) {
 		// The API server pruned a field it does not know: the
-		// cluster's CRDs are older than this version (delta bases are
-		// new). Nothing may stay of this write.
+		// cluster's CRDs are older than this version (delta bases and
+		// embedded parts are new). Nothing may stay of this write.
 		s.c.delete(ctx, res, obj.Namespace, obj.Name, types.UID(created.UID), created.Version)
-		return nil, fmt.Errorf("%w: the Release CRD in the cluster does not keep spec.parts as written (older than this version of helmstore?): install this version's CRDs (InstallCRDs, CRDManifests)", ErrCRDsNotInstalled)
+		return nil, fmt.Errorf("%w: the Release CRD in the cluster does not keep spec.parts and spec.embedded as written (older than this version of helmstore?): install this version's CRDs (InstallCRDs, CRDManifests)", ErrCRDsNotInstalled)
 	}
 	return created, created.Err
 }

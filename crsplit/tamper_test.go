@@ -16,6 +16,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/backend/cas/castest"
 	"github.com/helmstore/helmstore/driver/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
@@ -26,7 +27,9 @@ import (
 // API server directly, as a user with write access (kubectl edit) would.
 type tamperer struct{ b *kubeBackend }
 
-func newTamperer(b *kubeBackend) drivertest.Tamperer { return &tamperer{b} }
+func newTamperer(b *kubeBackend) drivertest.Tamperer {
+	return castest.WithEmbedded(&tamperer{b}, b.Store())
+}
 
 var _ drivertest.Tamperer = (*tamperer)(nil)
 
@@ -400,7 +403,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	tp := newTamperer(b).(*tamperer)
+	tp := &tamperer{b}
 	ctx := ctxT(t)
 	good := smallVariant("good", ns, 1, 1, "c")
 	rels := map[string]*release.Release{

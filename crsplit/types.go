@@ -50,6 +50,10 @@ type releaseSpec struct {
 	Updated     string   `json:"updated,omitempty"`
 	Description string   `json:"description,omitempty"`
 	Parts       partRefs `json:"parts"`
+	// Embedded are the frames of the parts the Release holds itself
+	// instead of Values or Manifest objects (small deltas of this
+	// revision: cas.HeadRecord.Embedded).
+	Embedded []embeddedPart `json:"embedded,omitempty"`
 	// Record is the head body (the release without chart, values and
 	// manifest) as the engine stores it: its compressed frame, base64 in
 	// JSON. It is one opaque string rather than a structured object, so
@@ -62,6 +66,13 @@ type releaseSpec struct {
 	// ReleaseChunks is set instead of Record when the frame is too large
 	// for one object: it is in Chunk objects.
 	ReleaseChunks *chunkSet `json:"releaseChunks,omitempty"`
+}
+
+// embeddedPart is the frame of one part a Release holds itself.
+type embeddedPart struct {
+	Digest string `json:"digest"`
+	Size   int64  `json:"size,omitempty"`
+	Data   []byte `json:"data"`
 }
 
 type partRefs struct {

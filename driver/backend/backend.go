@@ -56,6 +56,15 @@ type Head struct {
 	ChartName, ChartVersion, AppVersion string
 	Updated, Description                string
 
+	// Frames holds, by digest, the frames of those of the head's parts
+	// that the backend keeps with the head itself instead of as parts of
+	// their own (cas embeds small deltas in the head object: no object to
+	// create, refer to and read apart). A backend sets it in the heads it
+	// returns from Heads and Delete; the engine takes those parts from
+	// here, verified against their digests as any part, and asks Parts
+	// only for the others. Nil for a backend that keeps every part apart.
+	Frames map[Digest][]byte
+
 	// Err, set by a backend, says that the stored head could not be read
 	// (garbage labels, a digest that does not parse, ...). Only Namespace
 	// and Key need be set with it. The engine reports such a release as

@@ -22,7 +22,7 @@ func PlanDelete(h *Head, have func(Digest) bool) (read, drop []PartRef) {
 		}
 		seen[r.Digest] = true
 		drop = append(drop, r)
-		if h.Err == nil && !have(r.Digest) {
+		if h.Err == nil && !have(r.Digest) && h.Frames[r.Digest] == nil {
 			read = append(read, r)
 		}
 	}

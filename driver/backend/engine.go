@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -449,6 +450,12 @@ func (v *view) Delete(key string) (*release.Release, error) {
 	if h.Err == nil {
 		refs = v.e.needed(h, ps)
 	}
+	if len(h.Frames) > 0 {
+		all := make(map[codec.Digest][]byte, len(frames)+len(h.Frames))
+		maps.Copy(all, frames)
+		maps.Copy(all, h.Frames)
+		frames = all
+	}
 	v.e.decodeRound(refs, frames, ps, false)
 	rls, err := v.e.assemble(h, ps, h.Labels)
 	if err != nil {
@@ -664,26 +671,60 @@ func (e *Engine) load(ctx context.Context, heads []*Head) (*partSet, error) {
 			}
 		}
 	}
+	kept := keptFrames(heads)
 	for {
-		var refs []PartRef
+		var refs, withHead []PartRef
 		for _, d := range order {
 			if _, ok := ps.got[d]; ok {
 				continue
 			}
 			if copies := want[d]; len(copies) > 0 {
-				refs = append(refs, copies[0])
+				if _, ok := kept[partKey{copies[0].Namespace, d}]; ok {
+					withHead = append(withHead, copies[0])
+				} else {
+					refs = append(refs, copies[0])
+				}
 				want[d] = copies[1:]
 			}
 		}
-		if len(refs) == 0 {
+		if len(refs)+len(withHead) == 0 {
 			return ps, nil
 		}
-		frames, err := e.backend.Parts(ctx, refs)
-		if err != nil {
-			return nil, err
+		frames := map[codec.Digest][]byte{}
+		if len(refs) > 0 {
+			var err error
+			if frames, err = e.backend.Parts(ctx, refs); err != nil {
+				return nil, err
+			}
 		}
-		e.decodeRound(refs, frames, ps, true)
+		// The frames the heads hold need no round trip; they are decoded
+		// in the same round as those read, which may be their bases.
+		if frames == nil {
+			frames = map[codec.Digest][]byte{}
+		}
+		for _, r := range withHead {
+			frames[r.Digest] = kept[partKey{r.Namespace, r.Digest}]
+		}
+		e.decodeRound(append(refs, withHead...), frames, ps, true)
 	}
+}
+
+// keptFrames collects the part frames heads hold themselves (Head.Frames),
+// by namespace and digest.
+func keptFrames(heads []*Head) map[partKey][]byte {
+	var out map[partKey][]byte
+	for _, h := range heads {
+		if h.Err != nil {
+			continue
+		}
+		for d, f := range h.Frames {
+			if out == nil {
+				out = map[partKey][]byte{}
+			}
+			out[partKey{h.Namespace, d}] = f
+		}
+	}
+	return out
 }
 
 // assemble builds the release of h from decoded parts, checking that the

@@ -21,6 +21,13 @@ type Config struct {
 	// object; larger frames go to chunk objects (default 8 KiB: adding a
 	// referrer rewrites the part object, so it stays small).
 	InlinePartBytes int
+	// EmbedBytes is the most part frame bytes a head object holds itself
+	// (HeadRecord.Embedded) instead of in part objects: the deltas of its
+	// values and manifest, and full parts of at most EmbedSmallBytes, that
+	// this revision adds (default 32 KiB; negative: none). Each embedded
+	// part saves a create (or a referrer added) on write and a read on a
+	// cold read, and costs its bytes again in every revision holding it.
+	EmbedBytes int
 	// InlineBodyBytes is the largest head body frame kept inside the head
 	// object (default 384 KiB).
 	InlineBodyBytes int
@@ -62,6 +69,7 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultInlinePartBytes = 8 << 10
+	DefaultEmbedBytes      = 32 << 10
 	DefaultInlineBodyBytes = 384 << 10
 	DefaultChunkBytes      = 600 << 10
 	DefaultPendingTimeout  = 10 * time.Minute
@@ -77,6 +85,12 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	def(&c.InlinePartBytes, DefaultInlinePartBytes)
+	switch {
+	case c.EmbedBytes == 0:
+		c.EmbedBytes = DefaultEmbedBytes
+	case c.EmbedBytes < 0:
+		c.EmbedBytes = 0
+	}
 	def(&c.InlineBodyBytes, DefaultInlineBodyBytes)
 	def(&c.ChunkBytes, DefaultChunkBytes)
 	def(&c.Workers, DefaultWorkers)

@@ -22,8 +22,9 @@ func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Pa
 	if err != nil {
 		return err
 	}
+	embedded, add := b.embedParts(h, add, nil)
 	body := b.splitBody(h)
-	obj := b.headObject(h, body)
+	obj := b.headObject(h, body, embedded)
 	obj.Labels[LabelPending] = PendingParts
 	// Compress the parts likely to be written while the head is being
 	// created (Frame is computed once, on first use).

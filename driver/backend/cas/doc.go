@@ -16,7 +16,10 @@
 // A frame too large for its object is kept in chunk objects (KindChunk,
 // named by ChunkName from the UID of the object they belong to). Each part
 // object lists as Referrers the head objects that use it, by UID; each
-// chunk, the object it belongs to. Labels index head objects: the system
+// chunk, the object it belongs to. A head object may embed the frames of
+// small parts of its own revision (HeadRecord.Embedded, up to
+// Config.EmbedBytes: a values-only upgrade's deltas): those have no part
+// object, need no referrer, are read with the head and go with it. Labels index head objects: the system
 // labels (backend.LabelName, ...), the custom labels, and the protocol's
 // own label LabelPending.
 //
@@ -73,7 +76,7 @@
 //     LabelPending=PendingParts; a concurrent Create of the key fails here
 //     (driver.ErrReleaseExists);
 //  2. at once and in parallel, with the UID the head now has, make each
-//     part it references stored and referred to by it (a new part is
+//     part it references and does not embed stored and referred to by it (a new part is
 //     created with the referrer; an existing one gains it, with
 //     AddReferrer or by compare-and-swap; a new chunked part is created
 //     incomplete, then its chunks, then replaced complete), and write its

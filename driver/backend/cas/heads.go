@@ -35,16 +35,17 @@ func (b *Backend) splitBody(h *backend.Head) *headBody {
 		Size: int64(len(h.Body)), Digest: codec.Sum(h.Body).String()}}
 }
 
-// headObject returns the head object for h, committed.
-func (b *Backend) headObject(h *backend.Head, body *headBody) *Object {
+// headObject returns the head object for h, committed, embedding the
+// frames embedded.
+func (b *Backend) headObject(h *backend.Head, body *headBody, embedded []EmbeddedFrame) *Object {
 	return &Object{Kind: KindHead, Namespace: h.Namespace, Name: b.cfg.HeadName(h.Key), Labels: h.AllLabels(),
 		Head: &HeadRecord{
 			Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
 			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
 			ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
 			Updated: h.Updated, Description: h.Description,
-			Parts: h.DigestText(),
-			Body:  body.inline, BodyChunks: body.chunks,
+			Parts: h.DigestText(), Embedded: embedded,
+			Body: body.inline, BodyChunks: body.chunks,
 		}}
 }
 
@@ -69,24 +70,25 @@ func refsHead(obj *Object) (*backend.Head, error) {
 	return h, nil
 }
 
-// refsOf returns the parts obj references.
+// refsOf returns the part objects obj references (not the parts it
+// embeds).
 func refsOf(obj *Object) ([]backend.PartRef, error) {
 	h, err := refsHead(obj)
 	if err != nil {
 		return nil, err
 	}
-	return h.Parts(), nil
+	return objectRefs(obj, h.Parts()), nil
 }
 
-// someRefsOf returns the parts obj references as far as its digests parse
-// (for cleaning up after a damaged head).
+// someRefsOf returns the part objects obj references as far as its
+// digests parse (for cleaning up after a damaged head).
 func someRefsOf(obj *Object) []backend.PartRef {
 	if obj.Head == nil {
 		return nil
 	}
 	h := backend.Head{Namespace: obj.Namespace}
 	h.SetDigestText(obj.Head.Parts) // those that do not parse stay zero
-	return h.Parts()
+	return objectRefs(obj, h.Parts())
 }
 
 func isPending(obj *Object) bool { _, ok := obj.Labels[LabelPending]; return ok }
@@ -210,6 +212,7 @@ func (b *Backend) headOf(obj *Object) (*backend.Head, error) {
 	if err := h.SetDigestText(s.Parts); err != nil {
 		return nil, corruptHead(obj, "%v", err)
 	}
+	h.Frames = embeddedFrames(obj, h)
 	switch {
 	case len(s.Body) > 0:
 		h.Body = s.Body

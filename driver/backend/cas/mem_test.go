@@ -32,13 +32,7 @@ func clone(o *cas.Object) *cas.Object {
 	c.Labels = maps.Clone(o.Labels)
 	c.Referrers = slices.Clone(o.Referrers)
 	if o.Head != nil {
-		h := *o.Head
-		h.Body = slices.Clone(o.Head.Body)
-		if o.Head.BodyChunks != nil {
-			cs := *o.Head.BodyChunks
-			h.BodyChunks = &cs
-		}
-		c.Head = &h
+		c.Head = o.Head.Clone()
 	}
 	if o.Part != nil {
 		p := *o.Part

@@ -8,13 +8,27 @@ import (
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
-// Stats counts the visible heads of ns ("": all namespaces) and the part
-// objects. HeadBytes is what the store holds for the head objects
-// (Object.StoredBytes) plus chunked bodies; PartBytes the stored frames
-// of the parts; RawPartBytes their canonical size.
+// Stats counts the visible heads of ns ("": all namespaces) and the parts,
+// in part objects or embedded in those heads (each distinct part of a
+// namespace once). HeadBytes is what the store holds for the head objects
+// (Object.StoredBytes) plus chunked bodies, less the frames they embed;
+// PartBytes the stored frames of the parts (every embedded copy);
+// RawPartBytes their canonical size.
 func (b *Backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	s := driver.Stats{Parts: map[string]int{}}
 	var mu sync.Mutex
+	type partID struct {
+		kind   codec.Kind
+		ns, id string
+	}
+	parts := map[partID]bool{}
+	count := func(k codec.Kind, ns, d string, raw int64) {
+		if id := (partID{k, ns, d}); !parts[id] {
+			parts[id] = true
+			s.Parts[k.String()]++
+			s.RawPartBytes += raw
+		}
+	}
 	err := b.parallel(ctx, 1+len(codec.Kinds), func(ctx context.Context, i int) error {
 		if i == 0 {
 			objs, err := b.s.List(ctx, Selector{Kind: KindHead, Namespace: ns})
@@ -37,6 +51,13 @@ func (b *Backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 				if cs := obj.Head.BodyChunks; cs != nil {
 					s.HeadBytes += cs.Size
 				}
+				for _, e := range obj.Head.Embedded {
+					if k, ok := embeddedKind(obj.Head, e.Digest); ok {
+						s.HeadBytes -= int64(len(e.Data))
+						s.PartBytes += int64(len(e.Data))
+						count(k, obj.Namespace, e.Digest, e.Size)
+					}
+				}
 				mu.Unlock()
 			}
 			return nil
@@ -54,9 +75,8 @@ func (b *Backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 				continue
 			}
 			mu.Lock()
-			s.Parts[k.String()]++
 			s.PartBytes += obj.Part.StoredSize
-			s.RawPartBytes += obj.Part.Size
+			count(k, obj.Namespace, obj.Name, obj.Part.Size)
 			mu.Unlock()
 		}
 		return nil

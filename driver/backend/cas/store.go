@@ -2,6 +2,7 @@ package cas
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/helmstore/helmstore/driver/backend"
@@ -194,10 +195,49 @@ type HeadRecord struct {
 	Updated, Description                string
 
 	Parts PartDigests
+	// Embedded are the frames of those of the head's parts that the head
+	// object holds itself instead of part objects (Config.EmbedBytes):
+	// small parts of this revision alone, a values-only upgrade's deltas.
+	// They need no object, referrer or read of their own, and go with the
+	// head. Every other digest in Parts names a part object.
+	Embedded []EmbeddedFrame
 	// Body is the head's body frame (backend.Head.Body) when it is kept
 	// in the object; BodyChunks is set instead when it is in chunks.
 	Body       []byte
 	BodyChunks *ChunkSet
+}
+
+// EmbeddedFrame is the frame of one part a head object holds itself.
+type EmbeddedFrame struct {
+	Digest string // as in PartDigests
+	// Size is the part's canonical size (for Stats).
+	Size int64
+	Data []byte
+}
+
+// Frame returns the frame h embeds for the part with digest d (as text).
+func (h *HeadRecord) Frame(d string) ([]byte, bool) {
+	for _, e := range h.Embedded {
+		if e.Digest == d {
+			return e.Data, true
+		}
+	}
+	return nil, false
+}
+
+// Clone returns a deep copy of h.
+func (h *HeadRecord) Clone() *HeadRecord {
+	c := *h
+	c.Body = slices.Clone(h.Body)
+	if h.BodyChunks != nil {
+		cs := *h.BodyChunks
+		c.BodyChunks = &cs
+	}
+	c.Embedded = slices.Clone(h.Embedded)
+	for i := range c.Embedded {
+		c.Embedded[i].Data = slices.Clone(c.Embedded[i].Data)
+	}
+	return &c
 }
 
 // PartDigests are the digests of a head's parts, as stored.

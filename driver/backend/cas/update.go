@@ -83,6 +83,8 @@ func (b *Backend) put(ctx context.Context, h *backend.Head, parts []*codec.Part,
 	if err != nil {
 		return nil, nil, err
 	}
+	embedded, add := b.embedParts(h, add, carriedFrames(old, h))
+	drop = objectRefs(old, drop)
 	if err := b.writeReferenced(ctx, h.Namespace, add, old, body); err != nil {
 		return nil, nil, err
 	}
@@ -91,7 +93,7 @@ func (b *Backend) put(ctx context.Context, h *backend.Head, parts []*codec.Part,
 			return nil, nil, err
 		}
 	}
-	obj := b.headObject(h, body)
+	obj := b.headObject(h, body, embedded)
 	obj.UID, obj.Version, obj.Created = old.UID, old.Version, old.Created
 	answer, err := b.s.Replace(ctx, obj)
 	if err != nil {

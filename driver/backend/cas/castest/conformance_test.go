@@ -54,7 +54,7 @@ func harness(adder bool) drivertest.Harness {
 			d := of(t, s)
 			mu.Lock()
 			defer mu.Unlock()
-			return tamperer{s: d, b: backends[s]}
+			return castest.WithEmbedded(tamperer{s: d, b: backends[s]}, d)
 		},
 		LargeReleaseBytes: 4 << 20,
 		Ops:               1000,

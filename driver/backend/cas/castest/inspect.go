@@ -100,6 +100,9 @@ func (s *Store) Dump() string {
 			if h.BodyChunks != nil {
 				fmt.Fprintf(&b, " bodychunks=%s×%d", h.BodyChunks.ID, h.BodyChunks.Count)
 			}
+			for _, e := range h.Embedded {
+				fmt.Fprintf(&b, " embeds=%.8s:%dB", e.Digest, len(e.Data))
+			}
 			b.WriteString("}")
 		case o.Part != nil:
 			fmt.Fprintf(&b, " part{complete=%v chunks=%d data=%dB}", o.Part.Complete, o.Part.Chunks, len(o.Part.Data))

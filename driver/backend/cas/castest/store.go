@@ -527,13 +527,7 @@ func copyObject(o *cas.Object, record bool) *cas.Object {
 		return &c
 	}
 	if o.Head != nil {
-		h := *o.Head
-		h.Body = cloneBytes(h.Body)
-		if h.BodyChunks != nil {
-			cs := *h.BodyChunks
-			h.BodyChunks = &cs
-		}
-		c.Head = &h
+		c.Head = o.Head.Clone()
 	}
 	if o.Part != nil {
 		p := *o.Part
