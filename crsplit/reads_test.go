@@ -127,27 +127,12 @@ func TestCorruptedParts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx := ctxT(t)
 	flip := func(res, name string) {
 		t.Helper()
-		raw, err := b.c.get(ctx, res, ns, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var obj map[string]any
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			t.Fatal(err)
-		}
-		spec := obj["spec"].(map[string]any)
-		stored, err := base64.StdEncoding.DecodeString(spec["data"].(string))
-		if err != nil {
-			t.Fatal(err)
-		}
-		stored[len(stored)/2] ^= 0x55
-		spec["data"] = base64.StdEncoding.EncodeToString(stored)
-		if _, err := b.c.update(ctx, res, ns, name, obj); err != nil {
-			t.Fatal(err)
-		}
+		editObject(t, b, res, ns, name, func(obj map[string]any) bool {
+			flipData(t, obj["spec"].(map[string]any))
+			return true
+		})
 	}
 	corrupted := func(what, k string) {
 		t.Helper()
@@ -193,8 +178,25 @@ func TestCorruptedParts(t *testing.T) {
 // named name embeds, as an edit in the cluster would.
 func flipEmbedded(t *testing.T, b *kubeBackend, ns, name, d string) {
 	t.Helper()
+	editObject(t, b, resReleases, ns, name, func(obj map[string]any) bool {
+		embedded, _ := obj["spec"].(map[string]any)["embedded"].([]any)
+		for _, e := range embedded {
+			if e := e.(map[string]any); e["digest"] == d {
+				flipData(t, e)
+				return true
+			}
+		}
+		t.Fatalf("part %s is neither a Values object nor embedded in Release %s", d, name)
+		return false
+	})
+}
+
+// editObject reads the object res/name of ns as JSON fields, lets edit
+// change them, and writes it back if edit says so.
+func editObject(t *testing.T, b *kubeBackend, res, ns, name string, edit func(obj map[string]any) bool) {
+	t.Helper()
 	ctx := ctxT(t)
-	raw, err := b.c.get(ctx, resReleases, ns, name)
+	raw, err := b.c.get(ctx, res, ns, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,22 +204,21 @@ func flipEmbedded(t *testing.T, b *kubeBackend, ns, name, d string) {
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		t.Fatal(err)
 	}
-	embedded, _ := obj["spec"].(map[string]any)["embedded"].([]any)
-	for _, e := range embedded {
-		e := e.(map[string]any)
-		if e["digest"] != d {
-			continue
-		}
-		stored, err := base64.StdEncoding.DecodeString(e["data"].(string))
-		if err != nil {
-			t.Fatal(err)
-		}
-		stored[len(stored)/2] ^= 0x55
-		e["data"] = base64.StdEncoding.EncodeToString(stored)
-		if _, err := b.c.update(ctx, resReleases, ns, name, obj); err != nil {
-			t.Fatal(err)
-		}
+	if !edit(obj) {
 		return
 	}
-	t.Fatalf("part %s is neither a Values object nor embedded in Release %s", d, name)
+	if _, err := b.c.update(ctx, res, ns, name, obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flipData changes the middle byte of the base64 frame in m["data"].
+func flipData(t *testing.T, m map[string]any) {
+	t.Helper()
+	stored, err := base64.StdEncoding.DecodeString(m["data"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored[len(stored)/2] ^= 0x55
+	m["data"] = base64.StdEncoding.EncodeToString(stored)
 }
