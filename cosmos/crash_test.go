@@ -288,32 +288,13 @@ func TestCrashPoints(t *testing.T) {
 	}
 }
 
-// noPending is an object store that drops the pending label of every head
-// it creates: a head is visible before its parts are stored, which the
-// protocol's atomicity rests on.
-type noPending struct{ cas.ObjectStore }
-
-func (s noPending) Create(ctx context.Context, obj *cas.Object) (*cas.Object, error) {
-	if obj.Kind == cas.KindHead {
-		c := *obj
-		c.Labels = map[string]string{}
-		for k, v := range obj.Labels {
-			if k != cas.LabelPending {
-				c.Labels[k] = v
-			}
-		}
-		obj = &c
-	}
-	return s.ObjectStore.Create(ctx, obj)
-}
-
 // TestCrashPointsCatchABrokenProtocol: with heads created without the
 // pending label, some crash point of the install leaves a release a
 // reader finds with parts missing, and the crash-point checks say so.
 func TestCrashPointsCatchABrokenProtocol(t *testing.T) {
 	sc := castest.ScenarioNamed("install")
 	for n := int64(1); n < 8; n++ {
-		r := crashRun{sc: sc, limit: n, wrap: func(s cas.ObjectStore) cas.ObjectStore { return noPending{s} }}
+		r := crashRun{sc: sc, limit: n, wrap: func(s cas.ObjectStore) cas.ObjectStore { return castest.NoPending{ObjectStore: s} }}
 		for _, v := range r.exec(t).violations {
 			if strings.Contains(v, "reading back") {
 				t.Logf("caught at %s: %.200s", r.name(), v)

@@ -86,21 +86,18 @@ func (tp tamperer) remove(ctx context.Context, ref cas.Ref) error {
 	return mapError("delete", describe(ref), err)
 }
 
-// chunks joins the chunks named ChunkName(uid, set, i), i < n.
+// chunks joins the chunks named ChunkName(uid, set, i), i < n, read as
+// the protocol reads them: an error if one is missing.
 func (tp tamperer) chunks(ctx context.Context, ns, uid, set string, n int) ([]byte, error) {
-	var out []byte
-	for i := 0; i < n; i++ {
-		m, err := tp.read(ctx, cas.Ref{Kind: cas.KindChunk, Namespace: ns, Name: cas.ChunkName(uid, set, i)})
-		if err != nil {
-			return nil, err
-		}
-		it, err := decoded(m)
-		if err != nil || it.Chunk == nil {
-			return nil, fmt.Errorf("chunk %d of %s: %v", i, uid, err)
-		}
-		out = append(out, it.Chunk.Data...)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = cas.ChunkName(uid, set, i)
 	}
-	return out, nil
+	frame, err := tp.b.ReadChunks(ctx, ns, names)
+	if err == nil && frame == nil {
+		err = fmt.Errorf("a chunk of %s is missing", uid)
+	}
+	return frame, err
 }
 
 func headRef(ns, key string) cas.Ref { return cas.Ref{Kind: cas.KindHead, Namespace: ns, Name: key} }

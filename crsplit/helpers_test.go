@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -66,35 +65,6 @@ func kindOfResource(res string) string {
 func partResource(k codec.Kind) string {
 	res, _ := resource(cas.PartKind(k))
 	return res
-}
-
-// readChunks reads and joins the named chunks; nil if one is missing.
-func (b *kubeBackend) readChunks(ctx context.Context, ns string, names []string, cached bool) ([]byte, error) {
-	chunks := make([][]byte, len(names))
-	var mu sync.Mutex
-	missing := false
-	err := parallel.Run(ctx, len(names), 8, func(ctx context.Context, i int) error {
-		raw, err := b.c.read(ctx, resChunks, ns, names[i], cached)
-		if objectMissing(err, resChunks, names[i]) {
-			mu.Lock()
-			missing = true
-			mu.Unlock()
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		var c chunkObject
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return err
-		}
-		chunks[i] = c.Spec.Data
-		return nil
-	})
-	if err != nil || missing {
-		return nil, err
-	}
-	return codec.Join(chunks), nil
 }
 
 // writeChunks creates the named chunks, owned by owner.

@@ -123,7 +123,7 @@ func (tp *tamperer) Head(ctx context.Context, ns, key string) (drivertest.Stored
 		for i := range names {
 			names[i] = releaseChunkName(obj.UID, s.ReleaseChunks.ID, i)
 		}
-		if sh.Body, err = tp.b.readChunks(ctx, ns, names, false); err == nil && sh.Body == nil {
+		if sh.Body, err = tp.b.ReadChunks(ctx, ns, names); err == nil && sh.Body == nil {
 			err = fmt.Errorf("release %q: record chunks missing", key)
 		}
 	}
@@ -224,7 +224,7 @@ func (tp *tamperer) Part(ctx context.Context, ns, d string) ([]byte, error) {
 	if obj.Spec.Chunks == 0 {
 		return obj.Spec.Data, nil
 	}
-	frame, err := tp.b.readChunks(ctx, ns, partChunkNames(obj), false)
+	frame, err := tp.b.ReadChunks(ctx, ns, partChunkNames(obj))
 	if err == nil && frame == nil {
 		err = fmt.Errorf("part %s: chunks missing", d)
 	}

@@ -177,6 +177,14 @@ func partChunkNames(obj *Object) []string {
 	return names
 }
 
+// ReadChunks reads and joins the named chunk objects of namespace ns, as
+// the protocol reads a chunked frame, consistently (no stale read): nil if
+// one is missing, an error wrapping codec.ErrCorrupt if one is damaged or
+// out of place. For tools and tests that look at what a store holds.
+func (b *Backend) ReadChunks(ctx context.Context, ns string, names []string) ([]byte, error) {
+	return b.readChunks(ctx, ns, names, false)
+}
+
 // readChunks reads and joins the named chunks; nil if any is missing. A
 // store with GetMany reads them in one call (stale reads) and any it did
 // not return one by one.

@@ -10,25 +10,6 @@ import (
 	"github.com/helmstore/helmstore/driver/backend/cas/castest"
 )
 
-// noPending is an object store that drops the pending label of every head
-// it creates: a head is visible before its parts are stored, which the
-// protocol's atomicity rests on.
-type noPending struct{ cas.ObjectStore }
-
-func (s noPending) Create(ctx context.Context, obj *cas.Object) (*cas.Object, error) {
-	if obj.Kind == cas.KindHead {
-		c := *obj
-		c.Labels = map[string]string{}
-		for k, v := range obj.Labels {
-			if k != cas.LabelPending {
-				c.Labels[k] = v
-			}
-		}
-		obj = &c
-	}
-	return s.ObjectStore.Create(ctx, obj)
-}
-
 // keepsChunks is an object store whose Delete of a chunk object answers
 // that it deleted it, and keeps it: garbage stays behind.
 type keepsChunks struct{ cas.ObjectStore }
@@ -55,7 +36,7 @@ func TestCrashPointsCatchBrokenStores(t *testing.T) {
 	}{
 		// A crash after the head is created and before its parts:
 		// readers see a release with missing parts.
-		{"heads visible at once", scs[0], true, func(s cas.ObjectStore) cas.ObjectStore { return noPending{s} }, "reading back"},
+		{"heads visible at once", scs[0], true, func(s cas.ObjectStore) cas.ObjectStore { return castest.NoPending{ObjectStore: s} }, "reading back"},
 		// Chunks of deleted parts stay: the store is not empty once
 		// everything is deleted.
 		{"chunks not deleted", scs[4], false, func(s cas.ObjectStore) cas.ObjectStore { return keepsChunks{s} }, "objects left"},
