@@ -690,7 +690,7 @@ func (e *Engine) load(ctx context.Context, heads []*Head) (*partSet, error) {
 		if len(refs)+len(withHead) == 0 {
 			return ps, nil
 		}
-		frames := map[codec.Digest][]byte{}
+		var frames map[codec.Digest][]byte
 		if len(refs) > 0 {
 			var err error
 			if frames, err = e.backend.Parts(ctx, refs); err != nil {

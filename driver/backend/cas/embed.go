@@ -25,8 +25,9 @@ func (b *Backend) embedParts(h *backend.Head, add []*codec.Part, carried []Embed
 	}
 	for _, p := range add {
 		own := p.Kind != codec.KindChart && p.Digest == h.Digest(p.Kind)
-		if own && (!h.Base(p.Kind).IsZero() || p.Size <= embedSmallBytes) && b.cfg.EmbedBytes > 0 {
-			if f := p.Frame(); len(f) <= budget && (!h.Base(p.Kind).IsZero() || len(f) <= embedSmallBytes) {
+		delta := !h.Base(p.Kind).IsZero()
+		if own && (delta || p.Size <= embedSmallBytes) {
+			if f := p.Frame(); len(f) <= budget && (delta || len(f) <= embedSmallBytes) {
 				budget -= len(f)
 				embedded = append(embedded, EmbeddedFrame{Digest: p.Digest.String(), Size: int64(p.Size), Data: f})
 				continue
