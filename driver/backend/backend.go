@@ -59,10 +59,11 @@ type Head struct {
 	// Frames holds, by digest, the frames of those of the head's parts
 	// that the backend keeps with the head itself instead of as parts of
 	// their own (cas embeds small deltas in the head object: no object to
-	// create, refer to and read apart). A backend sets it in the heads it
-	// returns from Heads and Delete; the engine takes those parts from
-	// here, verified against their digests as any part, and asks Parts
-	// only for the others. Nil for a backend that keeps every part apart.
+	// create, refer to and read apart), or read with it (Query.Frames). A
+	// backend sets it in the heads it returns from Heads and Delete; the
+	// engine takes those parts from here, verified against their digests
+	// as any part, and asks Parts only for the others. Nil for a backend
+	// that keeps every part apart and ignores Query.Frames.
 	Frames map[Digest][]byte
 
 	// Err, set by a backend, says that the stored head could not be read
@@ -167,6 +168,14 @@ type Query struct {
 	ModifiedAt *int64
 	// Labels are custom labels that must all be present with these values.
 	Labels map[string]string
+
+	// Frames, a hint that changes no result, asks for the frames of the
+	// parts the heads reference (bases included) in their Head.Frames, if
+	// the backend can read them in the same round trip as the heads (the
+	// SQL backend: in the same statement). The engine sets it when its part
+	// cache is empty, so that a process that has read nothing yet gets a
+	// release in one round trip. A backend may ignore it.
+	Frames bool
 }
 
 // Backend stores heads and parts for the engine (New), which implements

@@ -107,7 +107,7 @@ func (v *view) Get(key string) (*release.Release, error) {
 		return nil, v.fail("get", v.ns, key, err)
 	}
 	for attempt := 0; ; attempt++ {
-		h, err := v.find(ctx, key)
+		h, err := v.find(ctx, key, v.e.cache.Empty())
 		if err != nil {
 			return nil, v.fail("get", v.ns, key, err)
 		}
@@ -147,9 +147,10 @@ func (v *view) checkRead(key string) error {
 }
 
 // find returns the head stored under key in the view's namespace, or in the
-// one namespace that holds it for an all-namespaces view.
-func (v *view) find(ctx context.Context, key string) (*Head, error) {
-	hs, err := v.e.backend.Heads(ctx, Query{Namespace: v.ns, Key: key})
+// one namespace that holds it for an all-namespaces view; frames is
+// Query.Frames.
+func (v *view) find(ctx context.Context, key string, frames bool) (*Head, error) {
+	hs, err := v.e.backend.Heads(ctx, Query{Namespace: v.ns, Key: key, Frames: frames})
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func (v *view) List(filter func(*release.Release) bool) ([]*release.Release, err
 	if !v.validNamespace() {
 		return nil, nil
 	}
-	q := Query{Namespace: v.ns}
+	q := Query{Namespace: v.ns, Frames: v.e.cache.Empty()}
 	hs, err := v.e.backend.Heads(ctx, q)
 	if err != nil {
 		return nil, v.fail("list", v.ns, "", err)
@@ -210,6 +211,7 @@ func (v *view) Query(labels map[string]string) ([]*release.Release, error) {
 	if !ok || !v.validNamespace() {
 		return nil, driver.ErrReleaseNotFound
 	}
+	q.Frames = v.e.cache.Empty()
 	hs, err := v.e.backend.Heads(ctx, q)
 	if err != nil {
 		return nil, v.fail("query", v.ns, "", err)
@@ -434,7 +436,7 @@ func (v *view) Delete(key string) (*release.Release, error) {
 	}
 	ns := v.ns
 	if ns == "" {
-		h, err := v.find(ctx, key)
+		h, err := v.find(ctx, key, false)
 		if err != nil {
 			return nil, v.fail("delete", ns, key, err)
 		}

@@ -36,6 +36,17 @@ func New(maxBytes int64) *Cache {
 	return &Cache{max: maxBytes, order: list.New(), entries: map[codec.Digest]*list.Element{}}
 }
 
+// Empty reports whether the cache holds nothing (always, for one that keeps
+// nothing).
+func (c *Cache) Empty() bool {
+	if c == nil {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries) == 0
+}
+
 // Get returns the part with digest d, if cached.
 func (c *Cache) Get(d codec.Digest) (*codec.Decoded, bool) {
 	if c == nil {

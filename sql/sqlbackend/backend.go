@@ -28,6 +28,9 @@ type Backend struct {
 	// transactions (retried or not), for tests: writers take their locks
 	// in one order, so there should be none.
 	deadlocks atomic.Int64
+	// queries counts the queries run (SELECTs and statements returning
+	// rows), for tests of how many round trips a read takes.
+	queries atomic.Int64
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -98,6 +101,7 @@ func (b *Backend) exec(ctx context.Context, q querier, query string, args ...any
 }
 
 func (b *Backend) query(ctx context.Context, q querier, query string, args ...any) (*stdsql.Rows, error) {
+	b.queries.Add(1)
 	return q.QueryContext(ctx, b.d.Rebind(query), args...)
 }
 

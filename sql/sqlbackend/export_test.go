@@ -12,6 +12,9 @@ import (
 // transactions, retried or not.
 func (b *Backend) Deadlocks() int64 { return b.deadlocks.Load() }
 
+// Queries returns how many queries b has run.
+func (b *Backend) Queries() int64 { return b.queries.Load() }
+
 // SetBeforeCommit makes fn run inside every write transaction of b just
 // before it commits (attempt counts the runs of one transaction from 0).
 func (b *Backend) SetBeforeCommit(fn func(ctx context.Context, tx *stdsql.Tx, attempt int) error) {

@@ -14,29 +14,46 @@ import (
 	"github.com/helmstore/helmstore/driver/backend"
 )
 
-// scanHeads reads head rows. A row whose labels or digests do not parse
-// does not fail the whole read: its head carries Err (wrapping
+// headRow is the scan destination of one row of headColumns.
+type headRow struct {
+	h      backend.Head
+	labels []byte
+	t      backend.DigestText
+}
+
+// dest returns the scan destinations of headColumns, in order.
+func (r *headRow) dest() []any {
+	h, t := &r.h, &r.t
+	return []any{&h.Namespace, &h.Key, &h.Name, &h.Version, &h.Status, &h.Owner, &h.CreatedAt, &h.ModifiedAt,
+		&r.labels, &t.Chart, &t.Values, &t.Manifest, &t.ValuesBase, &t.ManifestBase, &h.Body}
+}
+
+// head returns the head scanned. A row whose labels or digests do not
+// parse does not fail the whole read: its head carries Err (wrapping
 // driver.ErrCorrupt and naming the release, as Head.SetDigestText does)
 // with Namespace, Key and whatever else parsed, so one damaged release
 // cannot hide the others.
+func (r *headRow) head() *backend.Head {
+	h := r.h
+	var labelsErr error
+	if err := json.Unmarshal(r.labels, &h.Labels); err != nil {
+		h.Labels = nil
+		labelsErr = fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, driver.ErrCorrupt, err)
+	}
+	h.Err = errors.Join(labelsErr, h.SetDigestText(r.t))
+	return &h
+}
+
+// scanHeads reads rows of headColumns.
 func scanHeads(rows *stdsql.Rows) ([]*backend.Head, error) {
 	defer rows.Close()
 	var out []*backend.Head
 	for rows.Next() {
-		h := &backend.Head{}
-		var labels []byte
-		var t backend.DigestText
-		if err := rows.Scan(&h.Namespace, &h.Key, &h.Name, &h.Version, &h.Status, &h.Owner, &h.CreatedAt, &h.ModifiedAt,
-			&labels, &t.Chart, &t.Values, &t.Manifest, &t.ValuesBase, &t.ManifestBase, &h.Body); err != nil {
+		var r headRow
+		if err := rows.Scan(r.dest()...); err != nil {
 			return nil, err
 		}
-		var labelsErr error
-		if err := json.Unmarshal(labels, &h.Labels); err != nil {
-			h.Labels = nil
-			labelsErr = fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, driver.ErrCorrupt, err)
-		}
-		h.Err = errors.Join(labelsErr, h.SetDigestText(t))
-		out = append(out, h)
+		out = append(out, r.head())
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -45,8 +62,78 @@ func scanHeads(rows *stdsql.Rows) ([]*backend.Head, error) {
 }
 
 // Heads returns the heads matching q in one query; custom labels are matched
-// by the database through the indexed labels table.
+// by the database through the indexed labels table. With q.Frames the same
+// statement reads the frames of the heads' parts (headsWithFrames).
 func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
+	query, args := headQuery(q)
+	if q.Frames {
+		hs, err := b.headsWithFrames(ctx, query, args)
+		return hs, b.classify(err)
+	}
+	rows, err := b.query(ctx, b.db, query+" ORDER BY r.namespace, r.name, r.version", args...)
+	if err != nil {
+		return nil, b.classify(err)
+	}
+	hs, err := scanHeads(rows)
+	return hs, b.classify(err)
+}
+
+// headsWithFrames runs the head query (without its order) and, in the same
+// statement, reads the chunks of every part the heads it selects reference
+// (bases included), which it returns in each head's Frames: a reader with
+// nothing cached gets a release in one round trip instead of two. The
+// chunk rows ride in the head columns (release_key the digest, version the
+// seq, body the data), after the head rows.
+func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any) ([]*backend.Head, error) {
+	var digests []string
+	for _, col := range []string{"chart_digest", "values_digest", "manifest_digest", "values_base", "manifest_base"} {
+		digests = append(digests, "SELECT namespace, "+col+" AS d FROM h")
+	}
+	stmt := "WITH h AS (" + query + ") SELECT 0 AS k, " + headColumns + " FROM h UNION ALL " +
+		"SELECT 1, c.namespace, c.digest, '', c.seq, '', '', 0, 0, '', '', '', '', '', '', c.data FROM helmstore_part_chunks c JOIN (" +
+		strings.Join(digests, " UNION ") + ") x ON c.namespace = x.namespace AND c.digest = x.d ORDER BY 1, 2, 4, 5, 3"
+	rows, err := b.query(ctx, b.db, stmt, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hs []*backend.Head
+	chunks := chunkSet{}
+	for rows.Next() {
+		var kind int
+		var r headRow
+		if err := rows.Scan(append([]any{&kind}, r.dest()...)...); err != nil {
+			return nil, err
+		}
+		if kind == 0 {
+			hs = append(hs, r.head())
+		} else {
+			chunks.add(r.h.Namespace, r.h.Key, r.h.Version, r.h.Body)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	frames := chunks.frames()
+	for _, h := range hs {
+		if h.Err != nil {
+			continue
+		}
+		for _, ref := range h.Parts() {
+			if f, ok := frames[nsDigest{h.Namespace, ref.Digest}]; ok {
+				if h.Frames == nil {
+					h.Frames = map[backend.Digest][]byte{}
+				}
+				h.Frames[ref.Digest] = f
+			}
+		}
+	}
+	return hs, nil
+}
+
+// headQuery returns the SELECT of the heads matching q (headColumns, from
+// helmstore_releases r), without ORDER BY, and its arguments.
+func headQuery(q backend.Query) (string, []any) {
 	var where []string
 	var args []any
 	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
@@ -104,13 +191,7 @@ func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, 
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
-	query += " ORDER BY r.namespace, r.name, r.version"
-	rows, err := b.query(ctx, b.db, query, args...)
-	if err != nil {
-		return nil, b.classify(err)
-	}
-	hs, err := scanHeads(rows)
-	return hs, b.classify(err)
+	return query, args
 }
 
 // orTree joins conds with OR as a balanced tree, "((a OR b) OR (c OR d))":

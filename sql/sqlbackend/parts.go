@@ -43,40 +43,69 @@ func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartR
 		return nil, err
 	}
 	defer rows.Close()
-	// A copy whose chunks do not join (backend.JoinChunks: one missing,
-	// or numbered other than 0, 1, ...) or whose digest does not parse is
-	// left out: the engine reports the releases that use it as corrupt,
-	// and every other part of the read still counts.
-	type copyKey struct{ ns, d string }
-	type copyChunks struct {
-		pieces [][]byte // those numbered 0, 1, ... without a gap
-		rows   int
-	}
-	copies := map[copyKey]*copyChunks{}
+	chunks := chunkSet{}
 	for rows.Next() {
-		var k copyKey
+		var ns, d string
 		var seq int
 		var data []byte
-		if err := rows.Scan(&k.ns, &k.d, &seq, &data); err != nil {
+		if err := rows.Scan(&ns, &d, &seq, &data); err != nil {
 			return nil, err
 		}
-		c := copies[k]
-		if c == nil {
-			c = &copyChunks{}
-			copies[k] = c
-		}
-		c.rows++
-		// Rows come in seq order: a copy stored whole has seq 0, 1, ...
-		// A gap leaves fewer pieces than rows, which JoinChunks refuses.
-		if seq == len(c.pieces) {
-			c.pieces = append(c.pieces, data)
-		}
+		chunks.add(ns, d, seq, data)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make(map[codec.Digest][]byte, len(copies))
-	for k, c := range copies {
+	out := map[codec.Digest][]byte{}
+	for k, frame := range chunks.frames() {
+		out[k.digest] = frame
+	}
+	return out, nil
+}
+
+// chunkSet gathers the chunk rows of part copies, read in seq order per
+// copy, and joins them into frames.
+type chunkSet map[copyKey]*copyChunks
+
+// copyKey names a part's copy: its namespace and digest text.
+type copyKey struct{ ns, d string }
+
+// copyChunks are the chunks read of one copy.
+type copyChunks struct {
+	pieces [][]byte // those numbered 0, 1, ... without a gap
+	rows   int
+}
+
+// add records chunk seq of copy (ns, d). Rows come in seq order: a copy
+// stored whole has seq 0, 1, ...; a gap leaves fewer pieces than rows,
+// which JoinChunks refuses.
+func (s chunkSet) add(ns, d string, seq int, data []byte) {
+	k := copyKey{ns, d}
+	c := s[k]
+	if c == nil {
+		c = &copyChunks{}
+		s[k] = c
+	}
+	c.rows++
+	if seq == len(c.pieces) {
+		c.pieces = append(c.pieces, data)
+	}
+}
+
+// nsDigest is a part copy's namespace and parsed digest.
+type nsDigest struct {
+	ns     string
+	digest codec.Digest
+}
+
+// frames returns the frames of the copies read. A copy whose chunks do not
+// join (backend.JoinChunks: one missing, or numbered other than 0, 1, ...)
+// or whose digest does not parse is left out: the engine reports the
+// releases that use it as corrupt, and every other part of the read still
+// counts.
+func (s chunkSet) frames() map[nsDigest][]byte {
+	out := make(map[nsDigest][]byte, len(s))
+	for k, c := range s {
 		d, err := backend.ParseDigest(k.d)
 		if err != nil {
 			continue
@@ -85,9 +114,9 @@ func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartR
 		if err != nil {
 			continue
 		}
-		out[d] = frame
+		out[nsDigest{k.ns, d}] = frame
 	}
-	return out, nil
+	return out
 }
 
 // refParts adds one reference to each part in ns, inserting the parts that
