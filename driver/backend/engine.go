@@ -558,36 +558,62 @@ func (e *Engine) needed(h *Head, ps *partSet) []PartRef {
 }
 
 // decodeRound verifies and decodes the frames of refs (one copy of each
-// digest) into ps, in parallel: full parts first, then deltas against the
-// bases now at hand. A copy that fails is recorded in ps.failed. Parts
-// decoded are put in the part cache if cache is set.
+// digest) into ps, in parallel, each delta as soon as its base is at hand:
+// full parts are handed to the workers first, so a worker that takes a
+// delta whose base is in this round waits for a base already being
+// decoded (never for one no worker has taken). A copy that fails is
+// recorded in ps.failed. Parts decoded are put in the part cache if cache
+// is set.
 func (e *Engine) decodeRound(refs []PartRef, frames map[codec.Digest][]byte, ps *partSet, cache bool) {
-	for _, deltas := range []bool{false, true} {
-		var round []PartRef
-		for _, ref := range refs {
-			if !ref.Base.IsZero() == deltas {
-				round = append(round, ref)
+	round := make([]PartRef, 0, len(refs))
+	for _, ref := range refs {
+		if ref.Base.IsZero() {
+			round = append(round, ref)
+		}
+	}
+	full := len(round)
+	for _, ref := range refs {
+		if !ref.Base.IsZero() {
+			round = append(round, ref)
+		}
+	}
+	decoded := make([]*codec.Decoded, len(round))
+	errs := make([]error, len(round))
+	done := make([]chan struct{}, full)
+	index := make(map[codec.Digest]int, full)
+	for i := range full {
+		done[i] = make(chan struct{})
+		index[round[i].Digest] = i
+	}
+	parallel.Each(len(round), func(i int) {
+		ref := round[i]
+		if i < full {
+			decoded[i], errs[i] = decodeFrame(ref, frames[ref.Digest])
+			close(done[i])
+			return
+		}
+		// ps is not written during the round: bases from the cache or
+		// an earlier round are read from it, this round's from their
+		// workers.
+		base, baseErr := ps.got[ref.Base], ps.failed[partKey{ref.Namespace, ref.Base}]
+		if j, ok := index[ref.Base]; ok {
+			<-done[j]
+			if decoded[j] != nil {
+				base = decoded[j]
+			} else if round[j].Namespace == ref.Namespace {
+				baseErr = errs[j]
 			}
 		}
-		decoded := make([]*codec.Decoded, len(round))
-		errs := make([]error, len(round))
-		parallel.Each(len(round), func(i int) {
-			ref := round[i]
-			if deltas {
-				decoded[i], errs[i] = decodeDelta(ref, frames[ref.Digest], ps.got[ref.Base], ps.failed[partKey{ref.Namespace, ref.Base}])
-			} else {
-				decoded[i], errs[i] = decodeFrame(ref, frames[ref.Digest])
-			}
-		})
-		for i, ref := range round {
-			if errs[i] != nil {
-				ps.failed[partKey{ref.Namespace, ref.Digest}] = errs[i]
-				continue
-			}
-			ps.got[ref.Digest] = decoded[i]
-			if !cache || !e.cache.Put(ref.Digest, decoded[i]) {
-				ps.own[ref.Digest] = true
-			}
+		decoded[i], errs[i] = decodeDelta(ref, frames[ref.Digest], base, baseErr)
+	})
+	for i, ref := range round {
+		if errs[i] != nil {
+			ps.failed[partKey{ref.Namespace, ref.Digest}] = errs[i]
+			continue
+		}
+		ps.got[ref.Digest] = decoded[i]
+		if !cache || !e.cache.Put(ref.Digest, decoded[i]) {
+			ps.own[ref.Digest] = true
 		}
 	}
 }

@@ -1,13 +1,11 @@
 package sqlbackend_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/driver/drivertest"
-	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
@@ -16,14 +14,7 @@ import (
 // stores, and requires at most 1/30 of Helm's with deltas
 // (drivertest.CheckDeltaBytes), on each dialect.
 func TestDeltaBytesPerUpgrade(t *testing.T) {
-	for _, d := range []struct {
-		name string
-		conn func(t testing.TB) string
-	}{
-		{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }},
-		{"postgres", func(t testing.TB) string { testenv.PostgresServer(t); return testenv.Postgres(t) }},
-		{"mysql", func(t testing.TB) string { testenv.MySQLServer(t); return testenv.MySQL(t) }},
-	} {
+	for _, d := range dialects {
 		t.Run(d.name, func(t *testing.T) {
 			if testing.Short() && d.name != "sqlite" {
 				t.Skip("short")

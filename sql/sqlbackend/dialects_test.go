@@ -17,17 +17,21 @@ import (
 
 // The engine's tests run on every dialect, which they register above.
 
+// dialects are the SQL backends the tests run on, each with a function
+// that returns a new, empty database.
+var dialects = []struct {
+	name string
+	conn func(t testing.TB) string
+}{
+	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }},
+	{"postgres", func(t testing.TB) string { testenv.PostgresServer(t); return testenv.Postgres(t) }},
+	{"mysql", func(t testing.TB) string { testenv.MySQLServer(t); return testenv.MySQL(t) }},
+}
+
 // sqlBackends opens a fresh store of each SQL backend, giving the store and
 // its backend to fn in a subtest.
 func sqlBackends(t *testing.T, fn func(t *testing.T, s driver.Store, b *sqlbackend.Backend), opts ...driver.Option) {
-	for _, c := range []struct {
-		name string
-		conn func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "helm.db") }},
-		{"postgres", func(t *testing.T) string { return testenv.Postgres(t) }},
-		{"mysql", func(t *testing.T) string { return testenv.MySQL(t) }},
-	} {
+	for _, c := range dialects {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := driver.Open(context.Background(), c.name, c.conn(t), opts...)
 			if err != nil {

@@ -2,7 +2,6 @@ package sqlbackend_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"sort"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/driver/drivertest"
-	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // TestColdReadsOneQuery checks, on each dialect, that a store with nothing
@@ -21,14 +19,7 @@ import (
 // read of a store with a cache, its parts now cached, reads the heads only.
 // Every read returns the releases stored.
 func TestColdReadsOneQuery(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		conn func(t testing.TB) string
-	}{
-		{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }},
-		{"postgres", func(t testing.TB) string { testenv.PostgresServer(t); return testenv.Postgres(t) }},
-		{"mysql", func(t testing.TB) string { testenv.MySQLServer(t); return testenv.MySQL(t) }},
-	} {
+	for _, c := range dialects {
 		t.Run(c.name, func(t *testing.T) {
 			conn := c.conn(t)
 			const ns = "rt"
