@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -205,5 +206,80 @@ func testDamage(t *testing.T, h Harness) {
 				t.Fatalf("after deleting everything: List = %s, %v", joinKeys(list), err)
 			}
 		})
+	}
+}
+
+// testDamagedCopy stores the same release in two namespaces, so that each
+// holds a copy of the same parts, and damages the first namespace's copy
+// of the chart: the second namespace's release still reads whole, through
+// its namespace and through all namespaces, from a store that reads heads
+// and parts together (its part cache off, or empty) as from one that has
+// read before; the first namespace's release is reported corrupt, naming
+// it, where only its own copy can be read (a store without a cache), and
+// is whole wherever it is returned (a verified part is the same from
+// either copy).
+func testDamagedCopy(t *testing.T, h Harness) {
+	if h.Tamper == nil {
+		t.Skip("Harness.Tamper is not set: the driver cannot be checked against damaged stored data")
+	}
+	s := h.open(t)
+	tp := h.Tamper(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nss := []string{"copy-a", "copy-b"}
+	rs := map[string]*release.Release{}
+	for _, ns := range nss {
+		r := rel("app", ns, 1, release.StatusDeployed)
+		if err := s.Namespace(ns).Create(key("app", 1), r); err != nil {
+			t.Fatal(err)
+		}
+		rs[ns] = r
+	}
+	k := key("app", 1)
+	head, err := tp.Head(ctx, nss[0], k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, err := tp.Part(ctx, nss[0], head.Chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.SetPart(ctx, nss[0], head.Chart, flip(frame)); err != nil {
+		t.Fatal(err)
+	}
+	for _, cache := range []bool{false, true} {
+		var opts []driver.Option
+		if !cache {
+			opts = append(opts, driver.WithCacheBytes(0))
+		}
+		v := h.reopen(t, s, opts...)
+		for round := 0; round < 2; round++ {
+			what := fmt.Sprintf("cache %v, read %d", cache, round+1)
+			list, err := v.Namespace("").List(func(*release.Release) bool { return true })
+			if err != nil {
+				t.Fatalf("%s: List: %v", what, err)
+			}
+			found := false
+			for _, r := range list {
+				sameCustom(t, what+": List "+r.Namespace, r, rs[r.Namespace])
+				found = found || r.Namespace == nss[1]
+			}
+			if !found {
+				t.Fatalf("%s: List = %s, missing %s/%s", what, joinKeys(list), nss[1], k)
+			}
+			got, err := v.Namespace(nss[1]).Get(k)
+			if err != nil {
+				t.Fatalf("%s: Get %s in %s: %v", what, k, nss[1], err)
+			}
+			sameRelease(t, what+": Get", got, rs[nss[1]])
+			// Without a cache only the damaged copy can serve it; with
+			// one, the chart verified from the other copy may.
+			got, err = v.Namespace(nss[0]).Get(k)
+			if cache && err == nil {
+				sameRelease(t, what+": Get (from the cache)", got, rs[nss[0]])
+			} else if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), k) {
+				t.Fatalf("%s: Get %s in %s (its chart damaged) = %v; want driver.ErrCorrupt naming it", what, k, nss[0], err)
+			}
+		}
 	}
 }

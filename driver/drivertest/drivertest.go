@@ -88,6 +88,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Races", func(t *testing.T) { testRaces(t, h) })
 	t.Run("Hostile", func(t *testing.T) { testHostile(t, h) })
 	t.Run("Damage", func(t *testing.T) { testDamage(t, h) })
+	t.Run("DamagedCopy", func(t *testing.T) { testDamagedCopy(t, h) })
 	t.Run("Deltas", func(t *testing.T) { testDeltas(t, h) })
 	t.Run("LastWriterWins", func(t *testing.T) { testLastWriterWins(t, h) })
 	t.Run("ReservedLabels", func(t *testing.T) { testReservedLabels(t, h) })

@@ -78,12 +78,17 @@ func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, 
 	return hs, b.classify(err)
 }
 
-// headsWithFrames runs the head query (without its order) and, in the same
-// statement, reads the chunks of every part the heads it selects reference
-// (bases included), which it returns in each head's Frames: a reader with
-// nothing cached gets a release in one round trip instead of two. The
-// chunk rows ride in the head columns (release_key the digest, version the
-// seq, body the data), after the head rows.
+// headsWithFrames runs the head query and, in the same statement, reads
+// the chunks of every part the heads it selects reference (bases
+// included), which it returns in Head.Frames: a reader with nothing cached
+// gets a release in one round trip instead of two. A part referenced from
+// several namespaces is read from one, the first in namespace order, and
+// given to that namespace's heads only: the engine reads from that copy
+// first, and from another namespace's (through Parts) only if it fails,
+// as it does without Frames. The chunk rows ride in the head columns
+// (release_key the digest, version the seq, body the data); the statement
+// has no ORDER BY, which would sort the chunks' bytes: heads are sorted
+// here, chunks joined by seq.
 func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any) ([]*backend.Head, error) {
 	var digests []string
 	for _, col := range []string{"chart_digest", "values_digest", "manifest_digest", "values_base", "manifest_base"} {
@@ -91,7 +96,8 @@ func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any)
 	}
 	stmt := "WITH h AS (" + query + ") SELECT 0 AS k, " + headColumns + " FROM h UNION ALL " +
 		"SELECT 1, c.namespace, c.digest, '', c.seq, '', '', 0, 0, '', '', '', '', '', '', c.data FROM helmstore_part_chunks c JOIN (" +
-		strings.Join(digests, " UNION ") + ") x ON c.namespace = x.namespace AND c.digest = x.d ORDER BY 1, 2, 4, 5, 3"
+		"SELECT MIN(namespace) AS namespace, d FROM (" + strings.Join(digests, " UNION ") + ") u WHERE d <> '' GROUP BY d" +
+		") x ON c.namespace = x.namespace AND c.digest = x.d"
 	rows, err := b.query(ctx, b.db, stmt, args...)
 	if err != nil {
 		return nil, err
@@ -114,6 +120,7 @@ func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	backend.SortHeads(hs)
 	frames := chunks.frames()
 	for _, h := range hs {
 		if h.Err != nil {

@@ -63,32 +63,42 @@ func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartR
 	return out, nil
 }
 
-// chunkSet gathers the chunk rows of part copies, read in seq order per
-// copy, and joins them into frames.
+// chunkSet gathers the chunk rows of part copies, in any order, and joins
+// them into frames.
 type chunkSet map[copyKey]*copyChunks
 
 // copyKey names a part's copy: its namespace and digest text.
 type copyKey struct{ ns, d string }
 
-// copyChunks are the chunks read of one copy.
+// copyChunks are the chunks read of one copy, by seq.
 type copyChunks struct {
-	pieces [][]byte // those numbered 0, 1, ... without a gap
-	rows   int
+	bySeq map[int][]byte
+	rows  int
 }
 
-// add records chunk seq of copy (ns, d). Rows come in seq order: a copy
-// stored whole has seq 0, 1, ...; a gap leaves fewer pieces than rows,
-// which JoinChunks refuses.
+// add records chunk seq of copy (ns, d).
 func (s chunkSet) add(ns, d string, seq int, data []byte) {
 	k := copyKey{ns, d}
 	c := s[k]
 	if c == nil {
-		c = &copyChunks{}
+		c = &copyChunks{bySeq: map[int][]byte{}}
 		s[k] = c
 	}
 	c.rows++
-	if seq == len(c.pieces) {
-		c.pieces = append(c.pieces, data)
+	c.bySeq[seq] = data
+}
+
+// pieces returns the chunks numbered 0, 1, ... up to the first gap: a copy
+// stored whole has no gap, and fewer pieces than rows is what JoinChunks
+// refuses.
+func (c *copyChunks) pieces() [][]byte {
+	var out [][]byte
+	for seq := 0; ; seq++ {
+		data, ok := c.bySeq[seq]
+		if !ok {
+			return out
+		}
+		out = append(out, data)
 	}
 }
 
@@ -110,7 +120,7 @@ func (s chunkSet) frames() map[nsDigest][]byte {
 		if err != nil {
 			continue
 		}
-		frame, err := backend.JoinChunks(c.pieces, c.rows, -1)
+		frame, err := backend.JoinChunks(c.pieces(), c.rows, -1)
 		if err != nil {
 			continue
 		}
