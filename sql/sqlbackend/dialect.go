@@ -54,6 +54,11 @@ type Dialect struct {
 	// engine recognises for every dialect (network errors, a connection
 	// gone bad): it is wrapped with driver.ErrUnavailable. Nil: none.
 	IsUnavailable func(error) bool
+	// InProcess: the database runs in this process (SQLite), so a query
+	// costs no round trip, and Query.Frames, which saves one by reading
+	// heads and parts in one statement, is ignored: two plain statements
+	// are cheaper than the combined one there.
+	InProcess bool
 	// OneConnection: the database lives in its connection (SQLite's
 	// :memory:), so the pool keeps exactly one, for ever.
 	OneConnection bool

@@ -66,7 +66,7 @@ func scanHeads(rows *stdsql.Rows) ([]*backend.Head, error) {
 // statement reads the frames of the heads' parts (headsWithFrames).
 func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
 	query, args := headQuery(q)
-	if q.Frames {
+	if q.Frames && !b.d.InProcess {
 		hs, err := b.headsWithFrames(ctx, query, args)
 		return hs, b.classify(err)
 	}

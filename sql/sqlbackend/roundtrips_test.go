@@ -12,12 +12,13 @@ import (
 	"github.com/helmstore/helmstore/driver/drivertest"
 )
 
-// TestColdReadsOneQuery checks, on each dialect, that a store with nothing
-// cached (its part cache off, or empty) reads a release, a history, the
-// deployed revision and a namespace's list in one query each: the heads
-// and the chunks of their parts in one statement (Query.Frames). A second
-// read of a store with a cache, its parts now cached, reads the heads only.
-// Every read returns the releases stored.
+// TestColdReadsOneQuery checks, on PostgreSQL and MySQL, that a store with
+// nothing cached (its part cache off, or empty) reads a release, a
+// history, the deployed revision and a namespace's list in one query
+// each: the heads and the chunks of their parts in one statement
+// (Query.Frames); SQLite in two. A second read of a store with a cache,
+// its parts now cached, reads the heads only. Every read returns the
+// releases stored.
 func TestColdReadsOneQuery(t *testing.T) {
 	for _, c := range dialects {
 		t.Run(c.name, func(t *testing.T) {
@@ -71,8 +72,14 @@ func TestColdReadsOneQuery(t *testing.T) {
 						if err != nil {
 							t.Fatalf("%s: %v", rd.what, err)
 						}
-						if n := b.Queries() - before; n != 1 {
-							t.Errorf("%s (cache %v, read %d) ran %d queries, want 1", rd.what, cache, i+1, n)
+						// SQLite, in the process, reads heads and
+						// parts in two statements (Dialect.InProcess).
+						want := int64(1)
+						if i == 0 && c.name == "sqlite" {
+							want = 2
+						}
+						if n := b.Queries() - before; n != want {
+							t.Errorf("%s (cache %v, read %d) ran %d queries, want %d", rd.what, cache, i+1, n, want)
 						}
 						if g, w := encodeAll(t, got), encodeAll(t, rd.want); g != w {
 							t.Errorf("%s (cache %v, read %d) returned other releases than were stored", rd.what, cache, i+1)

@@ -38,6 +38,7 @@ var dialect = sqlbackend.Dialect{
 	Goose:      goose.DialectSQLite3,
 	Migrations: migrations,
 	Returning:  true,
+	InProcess:  true,
 	IsUnique: func(err error) bool {
 		c := sqliteCode(err)
 		return c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || c == sqlite3.SQLITE_CONSTRAINT_UNIQUE
