@@ -226,7 +226,7 @@ func testDamagedCopy(t *testing.T, h Harness) {
 	tp := h.Tamper(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	nss := []string{"copy-a", "copy-b"}
+	nss := []string{"team-a", "team-b"} // the namespaces the suite uses besides default
 	rs := map[string]*release.Release{}
 	for _, ns := range nss {
 		r := rel("app", ns, 1, release.StatusDeployed)
