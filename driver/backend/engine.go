@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -452,11 +451,8 @@ func (v *view) Delete(key string) (*release.Release, error) {
 	if h.Err == nil {
 		refs = v.e.needed(h, ps)
 	}
-	if len(h.Frames) > 0 {
-		all := make(map[codec.Digest][]byte, len(frames)+len(h.Frames))
-		maps.Copy(all, frames)
-		maps.Copy(all, h.Frames)
-		frames = all
+	for d, f := range h.Frames {
+		frames = withFrame(frames, d, f)
 	}
 	v.e.decodeRound(refs, frames, ps, false)
 	rls, err := v.e.assemble(h, ps, h.Labels)
@@ -701,40 +697,47 @@ func (e *Engine) load(ctx context.Context, heads []*Head) (*partSet, error) {
 	}
 	kept := keptFrames(heads)
 	for {
-		var refs, withHead []PartRef
+		var refs, read []PartRef // this round's copies; those not kept by their heads
 		for _, d := range order {
 			if _, ok := ps.got[d]; ok {
 				continue
 			}
 			if copies := want[d]; len(copies) > 0 {
-				if _, ok := kept[partKey{copies[0].Namespace, d}]; ok {
-					withHead = append(withHead, copies[0])
-				} else {
-					refs = append(refs, copies[0])
+				refs = append(refs, copies[0])
+				if _, ok := kept[partKey{copies[0].Namespace, d}]; !ok {
+					read = append(read, copies[0])
 				}
 				want[d] = copies[1:]
 			}
 		}
-		if len(refs)+len(withHead) == 0 {
+		if len(refs) == 0 {
 			return ps, nil
 		}
 		var frames map[codec.Digest][]byte
-		if len(refs) > 0 {
+		if len(read) > 0 {
 			var err error
-			if frames, err = e.backend.Parts(ctx, refs); err != nil {
+			if frames, err = e.backend.Parts(ctx, read); err != nil {
 				return nil, err
 			}
 		}
 		// The frames the heads hold need no round trip; they are decoded
 		// in the same round as those read, which may be their bases.
-		if frames == nil {
-			frames = map[codec.Digest][]byte{}
+		for _, r := range refs {
+			if f, ok := kept[partKey{r.Namespace, r.Digest}]; ok {
+				frames = withFrame(frames, r.Digest, f)
+			}
 		}
-		for _, r := range withHead {
-			frames[r.Digest] = kept[partKey{r.Namespace, r.Digest}]
-		}
-		e.decodeRound(append(refs, withHead...), frames, ps, true)
+		e.decodeRound(refs, frames, ps, true)
 	}
+}
+
+// withFrame returns frames (made if nil) with f under d.
+func withFrame(frames map[codec.Digest][]byte, d codec.Digest, f []byte) map[codec.Digest][]byte {
+	if frames == nil {
+		frames = map[codec.Digest][]byte{}
+	}
+	frames[d] = f
+	return frames
 }
 
 // keptFrames collects the part frames heads hold themselves (Head.Frames),

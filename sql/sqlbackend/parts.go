@@ -38,7 +38,7 @@ func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartR
 			args = append(args, d)
 		}
 	}
-	rows, err := b.query(ctx, q, "SELECT namespace, digest, seq, data FROM helmstore_part_chunks WHERE "+strings.Join(conds, " OR ")+" ORDER BY namespace, digest, seq", args...)
+	rows, err := b.query(ctx, q, "SELECT namespace, digest, seq, data FROM helmstore_part_chunks WHERE "+strings.Join(conds, " OR "), args...) // chunkSet joins chunks in any order
 	if err != nil {
 		return nil, err
 	}
