@@ -80,3 +80,4 @@ bench:
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 1s ./sql/ > bench-sql.txt; s=$$?; cat bench-sql.txt; exit $$s
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 30x ./crsplit/ > bench-crsplit.txt; s=$$?; cat bench-crsplit.txt; exit $$s
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 1s ./redis/ > bench-redis.txt; s=$$?; cat bench-redis.txt; exit $$s
+	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 10x ./cosmos/ > bench-cosmos.txt; s=$$?; cat bench-cosmos.txt; exit $$s

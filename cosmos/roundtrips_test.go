@@ -8,6 +8,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/driver/drivertest"
 )
 
@@ -114,4 +115,40 @@ func TestRoundTrips(t *testing.T) {
 	t.Logf("stats: %+v", st)
 	_ = driver.Stats{}
 	checkSizes(t)
+}
+
+// TestConnectionsReused checks that the store keeps its connections open
+// across requests, as it will on Azure, where each new connection costs a
+// TCP connect and a TLS handshake (two round trips or more that
+// TestRoundTrips does not count): 20 cold Gets and 20 cold History reads
+// (5 requests each, some at once) may open no more connections than the
+// store sends requests at once. The test server, started with keep-alive
+// by tools/cosmos-server/serve.js, holds them open; a client that did not
+// (a response body left unread, keep-alive off, a transport per request)
+// would open one per request.
+func TestConnectionsReused(t *testing.T) {
+	var c Counter
+	s, b := openTest(t, connString(t), options{counter: &c}, driver.WithCacheBytes(0))
+	defer s.Close()
+	ns := s.Namespace("conns")
+	for v := 1; v <= 3; v++ {
+		if err := ns.Create(backend.MakeKey("app", v), drivertest.ValuesOnlyRelease("app", "conns", v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.WaitCommits()
+	c.Reset()
+	for range 20 {
+		if _, err := ns.Get(backend.MakeKey("app", 3)); err != nil {
+			t.Fatal(err)
+		}
+		if rs, err := ns.Query(map[string]string{"name": "app", "owner": "helm"}); err != nil || len(rs) != 3 {
+			t.Fatalf("History: %d releases, %v", len(rs), err)
+		}
+	}
+	opened, sent := c.Connections(), c.RoundTrips()
+	t.Logf("%d requests on %d new connections", sent, opened)
+	if limit := int64(cas.DefaultWorkers); opened > limit {
+		t.Errorf("%d requests opened %d connections, want at most %d (the requests sent at once): connections are not reused", sent, opened, limit)
+	}
 }

@@ -3,6 +3,7 @@ package cosmos
 import (
 	"crypto/tls"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ type Counter struct {
 	trips     atomic.Int64
 	milliRU   atomic.Int64
 	throttled atomic.Int64
+	conns     atomic.Int64
 
 	mu sync.Mutex
 	// done is the deepest step of the requests finished so far; steps the
@@ -57,6 +59,11 @@ func (c *Counter) RoundTrips() int64 { return c.trips.Load() }
 // RequestCharge returns the request units the service reported so far.
 func (c *Counter) RequestCharge() float64 { return float64(c.milliRU.Load()) / 1000 }
 
+// Connections returns the connections opened so far (each a TCP connect
+// and TLS handshake: round trips that RoundTrips does not count). A client
+// reusing its connections opens about as many as it sends requests at once.
+func (c *Counter) Connections() int64 { return c.conns.Load() }
+
 // Throttled returns the 429 answers received so far.
 func (c *Counter) Throttled() int64 { return c.throttled.Load() }
 
@@ -65,6 +72,7 @@ func (c *Counter) Reset() {
 	c.trips.Store(0)
 	c.milliRU.Store(0)
 	c.throttled.Store(0)
+	c.conns.Store(0)
 	c.mu.Lock()
 	c.done, c.steps = 0, 0
 	c.mu.Unlock()
@@ -80,6 +88,12 @@ func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
 	if t.c == nil {
 		return t.next.Do(req)
 	}
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if !info.Reused {
+			t.c.conns.Add(1)
+		}
+	}}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
 	step := t.c.start()
 	resp, err := t.next.Do(req)
 	t.c.finish(step)

@@ -39,7 +39,8 @@ var (
 // test server: @vercel/cosmosdb-server, installed once with npm ci from
 // tools/cosmos-server's lockfile into ~/.cache/helmstore/cosmos-server
 // (under a lock, so parallel test processes do not race), and started by
-// this process on a free loopback port, HTTPS with a self-signed
+// this process on a free loopback port (by tools/cosmos-server/serve.js,
+// with keep-alive as Azure serves), HTTPS with a self-signed
 // certificate (clients must skip verification). Tests share it, each in its
 // own database or container; StopCosmos stops it. Without node and npm the
 // test is skipped, or fails under HELMSTORE_REQUIRE_SERVICES=1.
@@ -161,8 +162,14 @@ func startCosmos() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	src, err := cosmosSourceDir()
+	if err != nil {
+		return "", err
+	}
+	// Our launcher (keep-alive, as Azure serves), not the package's cli.js.
+	serve, index := filepath.Join(src, "serve.js"), filepath.Join(filepath.Dir(cli), "index.js")
 	p, addr, err := startOnFreePort(dir, "cosmosdb-server", "node", func(port int) []string {
-		return []string{cli, "-p", strconv.Itoa(port), "--host", "127.0.0.1"}
+		return []string{serve, index, strconv.Itoa(port), "127.0.0.1"}
 	}, 60*time.Second)
 	if err != nil {
 		return "", fmt.Errorf("the Cosmos DB test server: %w", err)
