@@ -152,3 +152,40 @@ func TestConnectionsReused(t *testing.T) {
 		t.Errorf("%d requests opened %d connections, want at most %d (the requests sent at once): connections are not reused", sent, opened, limit)
 	}
 }
+
+// TestCreateBound checks the bound, Create ≤ 1 + new parts
+// requests, on the benchmarks' release (fixture.Stack, shaped like
+// kube-prometheus-stack): a values-only upgrade adds two parts (the user
+// values, a few hundred bytes, and the manifest delta), both embedded in the
+// head, and references two existing ones (the chart and the manifest
+// keyframe), which gain it as referrer: 3 requests in 2 steps, then the
+// commit in the background. (With user values too large to embed whole,
+// their delta's keyframe takes a fourth: TestRoundTrips.)
+func TestCreateBound(t *testing.T) {
+	var c Counter
+	s, b := openTest(t, connString(t), options{counter: &c})
+	defer s.Close()
+	ns := s.Namespace("bound")
+	rs := drivertest.StackRevisions("app", "bound", 4)
+	for _, r := range rs[:2] {
+		if err := ns.Create(backend.MakeKey("app", r.Version), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range rs[2:] {
+		b.WaitCommits()
+		c.Reset()
+		if err := ns.Create(backend.MakeKey("app", r.Version), r); err != nil {
+			t.Fatal(err)
+		}
+		n, steps := c.RoundTrips(), c.Steps()
+		t.Logf("values-only Create of v%d: %d requests in %d steps", r.Version, n, steps)
+		if n > 3 || steps > 2 {
+			t.Errorf("values-only Create of v%d: %d requests in %d steps, want at most 1 + 2 new parts = 3, in 2", r.Version, n, steps)
+		}
+		got, err := ns.Get(backend.MakeKey("app", r.Version))
+		if err != nil || got.Config["prometheus"] == nil || len(got.Chart.Templates) != len(r.Chart.Templates) {
+			t.Fatalf("v%d read back: %v", r.Version, err)
+		}
+	}
+}
