@@ -119,13 +119,11 @@ func (s *objectStore) GetMany(ctx context.Context, k cas.Kind, ns string, names 
 			return nil, mapError("query", kindName(k)+" objects", err)
 		}
 		for _, b := range page.Items {
-			var named struct {
-				Name string `json:"n"`
-			}
-			if json.Unmarshal(b, &named) != nil || !want[named.Name] {
+			it, err := readItem(b)
+			if err != nil || !want[it.Name] {
 				continue // read one by one: Get reports what is wrong with it
 			}
-			out[named.Name] = decode(cas.Ref{Kind: k, Namespace: ns, Name: named.Name}, b, false)
+			out[it.Name] = objectOf(cas.Ref{Kind: k, Namespace: ns, Name: it.Name}, b, it, nil, false)
 		}
 	}
 	return out, nil
@@ -133,8 +131,14 @@ func (s *objectStore) GetMany(ctx context.Context, k cas.Kind, ns string, names 
 
 // decode reads an item of the object ref names.
 func decode(ref cas.Ref, b []byte, meta bool) *cas.Object {
-	var it item
-	if err := json.Unmarshal(b, &it); err != nil {
+	it, err := readItem(b)
+	return objectOf(ref, b, it, err, meta)
+}
+
+// objectOf returns the object of the item it, read from b (or the error
+// reading it, as a damaged object).
+func objectOf(ref cas.Ref, b []byte, it *item, err error, meta bool) *cas.Object {
+	if err != nil {
 		return &cas.Object{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Labels: map[string]string{},
 			Err: fmt.Errorf("cosmos item of %s: %w: %v", describe(ref), codec.ErrCorrupt, err)}
 	}
@@ -258,13 +262,19 @@ func (s *objectStore) List(ctx context.Context, sel cas.Selector) ([]*cas.Object
 			return nil, mapError("query", kindName(sel.Kind)+" objects", err)
 		}
 		for _, b := range page.Items {
-			var head struct {
-				NS   string `json:"ns"`
-				Name string `json:"n"`
+			it, err := readItem(b)
+			ref := cas.Ref{Kind: sel.Kind}
+			if err == nil {
+				ref.Namespace, ref.Name = it.NS, it.Name
+			} else {
+				var names struct {
+					NS   string `json:"ns"`
+					Name string `json:"n"`
+				}
+				_ = json.Unmarshal(b, &names)
+				ref.Namespace, ref.Name = names.NS, names.Name
 			}
-			_ = json.Unmarshal(b, &head)
-			ref := cas.Ref{Kind: sel.Kind, Namespace: head.NS, Name: head.Name}
-			out = append(out, decode(ref, b, sel.Meta))
+			out = append(out, objectOf(ref, b, it, err, sel.Meta))
 		}
 	}
 	return out, nil
