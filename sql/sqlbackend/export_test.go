@@ -34,3 +34,32 @@ func (b *Backend) StoredRefs(ctx context.Context, ns string) (map[string]int, er
 	}
 	return scanRefs(rows)
 }
+
+// BeginTx begins a transaction on b's pool as b's writes do (at the
+// dialect's isolation level), for tests that hold row locks.
+func (b *Backend) BeginTx(ctx context.Context) (*stdsql.Tx, error) {
+	return b.db.BeginTx(ctx, b.d.TxOptions)
+}
+
+// ExecTx runs a statement written with ? placeholders in tx.
+func (b *Backend) ExecTx(ctx context.Context, tx *stdsql.Tx, query string, args ...any) (stdsql.Result, error) {
+	return b.exec(ctx, tx, query, args...)
+}
+
+// QueryInt runs a query written with ? placeholders on b's pool and
+// returns the integer it answers.
+func (b *Backend) QueryInt(ctx context.Context, query string, args ...any) (int, error) {
+	rows, err := b.query(ctx, b.db, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	if rows.Next() {
+		err = rows.Scan(&n)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return n, err
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	stdsql "database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -130,11 +131,18 @@ func (s chunkSet) frames() map[nsDigest][]byte {
 }
 
 // refParts adds one reference to each part in ns, inserting the parts that
-// are new and writing their chunks.
+// are new and writing their chunks. The rows are written, and so locked,
+// in digest order, the one global order of part locks (see adjustRefs):
+// the database takes a multi-row INSERT's row locks in the order of its
+// rows, and a Create given its parts in another order (chart, values,
+// manifest) deadlocked with an Update locking the same parts in digest
+// order (TestPartLockOrder).
 func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*codec.Part) error {
 	if len(parts) == 0 {
 		return nil
 	}
+	parts = slices.Clone(parts)
+	slices.SortFunc(parts, func(x, y *codec.Part) int { return strings.Compare(x.Digest.String(), y.Digest.String()) })
 	var vals []string
 	var args []any
 	for _, p := range parts {
@@ -147,8 +155,12 @@ func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts 
 	if b.d.Returning {
 		rows, err = b.query(ctx, tx, insert+" ON CONFLICT (namespace, digest) DO UPDATE SET refs = helmstore_parts.refs + 1 RETURNING digest, refs", args...)
 	} else {
-		// MySQL has no RETURNING: upsert, then read the counts back (our
-		// own writes, under the row locks the upsert took).
+		// MySQL has no RETURNING: upsert, then read the counts back: our
+		// own writes, under the row locks the upsert took, so a plain
+		// read sees them. Not FOR UPDATE: MariaDB may run that as a scan
+		// of the namespace's part rows, locking (and waiting for) parts
+		// between ours while holding ours, which deadlocked with an
+		// Update locking those parts in order.
 		if _, err := b.exec(ctx, tx, insert+" ON DUPLICATE KEY UPDATE refs = refs + 1", args...); err != nil {
 			return err
 		}
@@ -156,7 +168,7 @@ func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts 
 		for _, p := range parts {
 			ds = append(ds, p.Digest.String())
 		}
-		rows, err = b.query(ctx, tx, "SELECT digest, refs FROM helmstore_parts WHERE namespace = ? AND digest IN ("+placeholders(len(parts))+") FOR UPDATE", ds...)
+		rows, err = b.query(ctx, tx, "SELECT digest, refs FROM helmstore_parts WHERE namespace = ? AND digest IN ("+placeholders(len(parts))+")", ds...)
 	}
 	if err != nil {
 		return err
