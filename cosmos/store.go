@@ -263,17 +263,7 @@ func (s *objectStore) List(ctx context.Context, sel cas.Selector) ([]*cas.Object
 		}
 		for _, b := range page.Items {
 			it, err := readItem(b)
-			ref := cas.Ref{Kind: sel.Kind}
-			if err == nil {
-				ref.Namespace, ref.Name = it.NS, it.Name
-			} else {
-				var names struct {
-					NS   string `json:"ns"`
-					Name string `json:"n"`
-				}
-				_ = json.Unmarshal(b, &names)
-				ref.Namespace, ref.Name = names.NS, names.Name
-			}
+			ref := cas.Ref{Kind: sel.Kind, Namespace: it.NS, Name: it.Name}
 			out = append(out, objectOf(ref, b, it, err, sel.Meta))
 		}
 	}
