@@ -134,9 +134,8 @@ func (s chunkSet) frames() map[nsDigest][]byte {
 // are new and writing their chunks. The rows are written, and so locked,
 // in digest order, the one global order of part locks (see adjustRefs):
 // the database takes a multi-row INSERT's row locks in the order of its
-// rows, and a Create given its parts in another order (chart, values,
-// manifest) deadlocked with an Update locking the same parts in digest
-// order (TestPartLockOrder).
+// rows, and a Create's parts come in kind order (chart, values, manifest).
+// It locks no other part's row (TestWritesLockOnlyTheirParts).
 func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*codec.Part) error {
 	if len(parts) == 0 {
 		return nil

@@ -103,7 +103,7 @@ func TestWritesLockOnlyTheirParts(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tx.Rollback()
-			if _, err := b.ExecTx(ctx, tx, "SELECT refs FROM helmstore_parts WHERE namespace = ? AND digest = ? FOR UPDATE", "storm", other); err != nil {
+			if err := lockPart(ctx, b, tx, other, ""); err != nil {
 				t.Fatal(err)
 			}
 			if err := write(name); err != nil {
@@ -159,8 +159,14 @@ func lockableNow(t *testing.T, b *sqlbackend.Backend, d string) bool {
 		return false
 	}
 	defer tx.Rollback()
-	_, err = b.ExecTx(ctx, tx, "SELECT refs FROM helmstore_parts WHERE namespace = ? AND digest = ? FOR UPDATE NOWAIT", "storm", d)
-	return err == nil
+	return lockPart(ctx, b, tx, d, " NOWAIT") == nil
+}
+
+// lockPart locks the row of part d in namespace storm in tx (FOR UPDATE,
+// then how: "" to wait, " NOWAIT" to fail at once if it is locked).
+func lockPart(ctx context.Context, b *sqlbackend.Backend, tx *stdsql.Tx, d, how string) error {
+	_, err := b.ExecTx(ctx, tx, "SELECT refs FROM helmstore_parts WHERE namespace = ? AND digest = ? FOR UPDATE"+how, "storm", d)
+	return err
 }
 
 // short lists the digests of set, shortened, in order.
