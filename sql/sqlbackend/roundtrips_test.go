@@ -75,7 +75,7 @@ func TestColdReadsOneQuery(t *testing.T) {
 						// SQLite, in the process, reads heads and
 						// parts in two statements (Dialect.InProcess).
 						want := int64(1)
-						if i == 0 && c.name == "sqlite" {
+						if i == 0 && b.Dialect().InProcess {
 							want = 2
 						}
 						if n := b.Queries() - before; n != want {
