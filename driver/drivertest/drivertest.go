@@ -75,6 +75,14 @@ type Harness struct {
 	// Tamper returns a Tamperer over the data of s. The damage tests need
 	// it (they are skipped without it).
 	Tamper func(t *testing.T, s driver.Store) Tamperer
+
+	// Proxied reopens a store through an address map the suite controls
+	// (see the type). The lost-reply and deadline tests need it.
+	Proxied Proxied
+
+	// Wipe erases the stored data behind the stores' backs (see the type).
+	// The data-loss tests need it.
+	Wipe Wipe
 }
 
 // Run runs the whole suite.
