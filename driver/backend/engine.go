@@ -378,15 +378,15 @@ func (v *view) head(key string, rls *release.Release) (*Head, *codec.Split, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	// ParseKey takes versions from 0 (Helm's drivers store a revision 0)
+	// and refuses negative ones, which Helm's Secrets driver cannot store
+	// either (its version label would not be a valid label value).
 	if name != rls.Name || version != rls.Version {
 		return nil, nil, fmt.Errorf("%w: key names release %q version %d, but the release is %q version %d",
 			driver.ErrInvalidKey, name, version, rls.Name, rls.Version)
 	}
 	if err := checkName(rls.Name); err != nil {
 		return nil, nil, err
-	}
-	if rls.Version < 1 {
-		return nil, nil, fmt.Errorf("invalid release version %d: versions start at 1", rls.Version)
 	}
 	ns := rls.Namespace
 	if ns == "" {

@@ -342,6 +342,51 @@ func testContract(t *testing.T, h Harness) {
 			sameRelease(t, "after mutating the releases a query returned", got, c.want)
 		}
 	})
+	t.Run("VersionZero", func(t *testing.T) {
+		// Helm never makes a revision 0, but its Memory, Secrets and SQL
+		// drivers store one and give it back (a migration may bring one):
+		// so does every store, in version order.
+		s := h.open(t)
+		zero := rel("app", "default", 0, release.StatusSuperseded)
+		zero.Labels = map[string]string{"team": "x"}
+		mustCreate(t, s, zero)
+		mustCreate(t, s, rel("app", "default", 1, release.StatusDeployed))
+		got, err := s.Get(key("app", 0))
+		if err != nil {
+			t.Fatalf("get revision 0: %v", err)
+		}
+		sameRelease(t, "get revision 0", got, zero)
+		wantErr(t, "create revision 0 again", s.Create(key("app", 0), zero), driver.ErrReleaseExists)
+		rs, err := s.Query(map[string]string{"version": "0"})
+		if err != nil || joinKeys(rs) != "default/"+key("app", 0) {
+			t.Fatalf("query version=0: %q, %v", joinKeys(rs), err)
+		}
+		st := storage.Init(s)
+		hist, err := st.History("app")
+		if err != nil || joinKeys(hist) != "default/"+key("app", 0)+" default/"+key("app", 1) {
+			t.Fatalf("history: %q, %v", joinKeys(hist), err)
+		}
+		if last, err := st.Last("app"); err != nil || last.Version != 1 {
+			t.Fatalf("last: %v, %v", brief(last), err)
+		}
+		u := rel("app", "default", 0, release.StatusFailed)
+		if err := s.Update(key("app", 0), u); err != nil {
+			t.Fatalf("update revision 0: %v", err)
+		}
+		if got, err = s.Get(key("app", 0)); err != nil {
+			t.Fatal(err)
+		}
+		sameRelease(t, "revision 0 after update", got, u)
+		if got, err = s.Namespace("").Delete(key("app", 0)); err != nil {
+			t.Fatalf("delete revision 0: %v", err)
+		}
+		sameRelease(t, "deleted revision 0", got, u)
+		_, err = s.Get(key("app", 0))
+		wantErr(t, "get revision 0 after delete", err, driver.ErrReleaseNotFound)
+		if rs, err := s.List(func(*release.Release) bool { return true }); err != nil || joinKeys(rs) != "default/"+key("app", 1) {
+			t.Fatalf("list after deleting revision 0: %q, %v", joinKeys(rs), err)
+		}
+	})
 	t.Run("HelmStorage", func(t *testing.T) {
 		// Helm's storage layer on top of the driver: History, Deployed,
 		// and the "not found" sentinel that `helm upgrade --install` needs.
