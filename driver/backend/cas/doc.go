@@ -65,7 +65,8 @@
 //     (it was complete) or removed with what only it referred to, by the
 //     next Create of its key, by any Delete in its namespace, or by
 //     Collect; parts and chunks whose referrers are all gone are removed by
-//     the cleanup of the next head that drops them, or by Collect (or, on
+//     the cleanup of the next head that drops them, by the Update that
+//     added them for a head it then found gone, or by Collect (or, on
 //     Kubernetes, the cluster's garbage collector).
 //
 // # Create
@@ -109,7 +110,14 @@
 // the operation's context deadline) does Update fail, with ErrConflict,
 // having written no head. Parts the old version referenced and the new one
 // does not then lose the referrer, and are deleted if no live head refers
-// to them.
+// to them. If the head turns out to be gone (the replace finds no object,
+// or the object read again is another incarnation, or none is visible),
+// the UID of the head read has no live head: the referrers the attempt
+// added under it are removed again, each part deleted if no live head
+// refers to it, and the chunks of the body it wrote are deleted, before
+// Update reports the release not found (or writes over the new
+// incarnation). No other write would meet them: cleanups visit the parts
+// their own heads reference.
 //
 // # Delete
 //
