@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -17,42 +16,61 @@ import (
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
-// twoStoresProtocol chunks parts and bodies of a few hundred bytes, so that
-// every size path runs.
-var twoStoresProtocol = cas.Config{InlinePartBytes: 256, InlineBodyBytes: 256, ChunkBytes: 512,
-	Retry: cas.Retry{First: time.Millisecond, Max: 20 * time.Millisecond, NoDeadline: 10 * time.Second}}
-
-// TwoStores is the state of TestTwoStoresAlternating: two stores (processes)
-// over one Store's data, taking turns, one of them reopened now and then,
-// and what the releases are (the oracle).
-type twoStores struct {
-	data    *Store
-	stores  [2]driver.Store
-	cas     [2]*cas.Backend
-	live    map[string]*release.Release // key -> release
-	version map[string]int              // name -> last version created
+// Alternate runs ops seeded random Helm writes (new revisions, and updates
+// and deletes of revisions, some of them deleted by the other store
+// already) alternating between two stores over one data, each checked
+// against what is stored, reopening one of them (a new process: nothing
+// seen, nothing known) one time in twenty. Every ten operations, with
+// both stores' background commits done, it checks that the head objects
+// are the releases written, none pending, and that Stats counts exactly
+// the parts those heads reference: a part left with no live referrer is a
+// leak that no later operation of the protocol meets again. open returns
+// a new store over the data, scoped to Namespace, and its protocol.
+func Alternate(t *testing.T, seed uint64, ops int, open func(t *testing.T) (driver.Store, *cas.Backend)) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 22))
+	ts := &alternating{live: map[string]bool{}, version: map[string]int{}}
+	reopen := func(i int) {
+		if ts.stores[i] != nil {
+			ts.stores[i].Close()
+		}
+		ts.stores[i], ts.cas[i] = open(t)
+	}
+	reopen(0)
+	reopen(1)
+	defer func() { ts.stores[0].Close(); ts.stores[1].Close() }()
+	var history []string
+	for n := 0; n < ops; n++ {
+		i := n % 2
+		if r.IntN(20) == 0 {
+			reopen(i)
+			history = append(history, fmt.Sprintf("reopen %d", i))
+		}
+		what, err := ts.step(r, i)
+		history = append(history, fmt.Sprintf("%d: %s", i, what))
+		if err == nil && (n%10 == 9 || n == ops-1) {
+			ts.cas[0].WaitCommits()
+			ts.cas[1].WaitCommits()
+			err = ts.check(t, ts.stores[1-i], ts.cas[1-i].Store())
+		}
+		if err != nil {
+			t.Fatalf("seed %d, op %d (%s on store %d): %v\nlast ops: %s", seed, n, what, i, err, strings.Join(history[max(0, len(history)-12):], "; "))
+		}
+	}
 }
 
-func (ts *twoStores) open(i int) {
-	if ts.stores[i] != nil {
-		ts.stores[i].Close()
-	}
-	// Writes take a moment, so that a background commit of one store
-	// overlaps the other store's next operation.
-	proc := ts.data.Process(nil).Slow(func(op Op) time.Duration {
-		if op.Call == CallReplace {
-			return time.Duration(op.Seq%3) * time.Millisecond
-		}
-		return 0
-	})
-	b := cas.New(proc, twoStoresProtocol)
-	s := backend.New(b, &driver.Config{Name: "castest", CacheBytes: driver.DefaultCacheBytes, Timeout: 30 * time.Second, Log: func(string, ...interface{}) {}})
-	ts.stores[i], ts.cas[i] = s.Namespace(Namespace), b
+// alternating is the state of Alternate: the two stores, and which
+// releases exist (the oracle).
+type alternating struct {
+	stores  [2]driver.Store
+	cas     [2]*cas.Backend
+	live    map[string]bool // keys stored
+	version map[string]int  // name -> last version created
 }
 
 // step runs one random operation on store i and checks its answer against
 // the oracle.
-func (ts *twoStores) step(r *rand.Rand, i int) (string, error) {
+func (ts *alternating) step(r *rand.Rand, i int) (string, error) {
 	s := ts.stores[i]
 	names := []string{"a", "b", "c"}
 	name := names[r.IntN(len(names))]
@@ -67,7 +85,7 @@ func (ts *twoStores) step(r *rand.Rand, i int) (string, error) {
 		if err != nil {
 			return "create " + k, err
 		}
-		ts.version[name], ts.live[k] = nv, rls
+		ts.version[name], ts.live[k] = nv, true
 		return "create " + k, nil
 	case op < 6: // update some revision, which may be gone (deleted by the other store)
 		if v == 0 {
@@ -80,7 +98,6 @@ func (ts *twoStores) step(r *rand.Rand, i int) (string, error) {
 		_, exists := ts.live[k]
 		switch {
 		case exists && err == nil:
-			ts.live[k] = rls
 		case !exists && errors.Is(err, driver.ErrReleaseNotFound):
 		default:
 			return "update " + k, fmt.Errorf("update (exists %v): %v", exists, err)
@@ -106,10 +123,17 @@ func (ts *twoStores) step(r *rand.Rand, i int) (string, error) {
 
 // check compares the stored releases with the oracle, and Stats with the
 // parts the live heads reference: each distinct part once, nothing else.
-func (ts *twoStores) check(t *testing.T, s driver.Store) error {
+func (ts *alternating) check(t *testing.T, s driver.Store, os cas.ObjectStore) error {
 	want := map[string]map[string]bool{}
 	var keys []string
-	for _, o := range ts.data.Objects(cas.KindHead) {
+	heads, err := os.List(t.Context(), cas.Selector{Kind: cas.KindHead, Namespace: Namespace})
+	if err != nil {
+		return err
+	}
+	for _, o := range heads {
+		if o.Err != nil || o.Head == nil {
+			return fmt.Errorf("head %s does not decode: %v", o.Name, o.Err)
+		}
 		if _, pending := o.Labels[cas.LabelPending]; pending {
 			return fmt.Errorf("head %s is pending with no write running", o.Name)
 		}
@@ -142,7 +166,11 @@ func (ts *twoStores) check(t *testing.T, s driver.Store) error {
 	for _, k := range []string{"chart", "values", "manifest"} {
 		if st.Parts[k] != len(want[k]) {
 			var dangling []string
-			for _, o := range ts.data.Objects(partKindNamed(k)) {
+			objs, err := os.List(t.Context(), cas.Selector{Kind: partKindNamed(k), Namespace: Namespace, Meta: true})
+			if err != nil {
+				return err
+			}
+			for _, o := range objs {
 				if !want[k][o.Name] {
 					dangling = append(dangling, fmt.Sprintf("%s (referrers %v)", o.Name[:12], o.Referrers))
 				}
@@ -151,43 +179,6 @@ func (ts *twoStores) check(t *testing.T, s driver.Store) error {
 		}
 	}
 	return nil
-}
-
-// TestTwoStoresAlternating runs seeded random Helm writes (new revisions,
-// updates and deletes of revisions, some already deleted by the other
-// store) alternating between two stores over one data, one of them
-// reopened now and then, and checks after every operation that Stats
-// counts exactly the parts the live releases reference: a part left with
-// no live referrer is a leak that no later operation of the protocol meets
-// again.
-func TestTwoStoresAlternating(t *testing.T) {
-	for seed := uint64(1); seed <= 3; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 22))
-			ts := &twoStores{data: New(nil), live: map[string]*release.Release{}, version: map[string]int{}}
-			ts.open(0)
-			ts.open(1)
-			defer func() { ts.stores[0].Close(); ts.stores[1].Close() }()
-			var history []string
-			for n := 0; n < 1200; n++ {
-				i := n % 2
-				if r.IntN(20) == 0 {
-					ts.open(i) // a new process: nothing seen, nothing known
-					history = append(history, fmt.Sprintf("reopen %d", i))
-				}
-				what, err := ts.step(r, i)
-				history = append(history, fmt.Sprintf("%d: %s", i, what))
-				if err == nil && (n%10 == 9 || n == 1199) {
-					ts.cas[0].WaitCommits()
-					ts.cas[1].WaitCommits()
-					err = ts.check(t, ts.stores[1-i])
-				}
-				if err != nil {
-					t.Fatalf("op %d (%s on store %d): %v\nlast ops: %s", n, what, i, err, strings.Join(history[max(0, len(history)-12):], "; "))
-				}
-			}
-		})
-	}
 }
 
 // partKindNamed returns the kind of the part objects of the part kind named

@@ -1,0 +1,26 @@
+package cosmos
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/driver/backend/cas/castest"
+)
+
+// TestTwoStoresAlternating runs castest.Alternate on the test server: two
+// stores on one container taking turns, one reopened now and then, with
+// exact Stats checks against the parts the stored heads reference (an
+// Update of a release the other store had deleted leaked its new parts).
+func TestTwoStoresAlternating(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			conn := connString(t)
+			castest.Alternate(t, seed, 1200, func(t *testing.T) (driver.Store, *cas.Backend) {
+				s, b := openTest(t, conn, options{})
+				return s.Namespace(castest.Namespace), b
+			})
+		})
+	}
+}
