@@ -22,13 +22,13 @@ type redisBackend struct {
 	c   goredis.UniversalClient
 	k   keys
 	log func(format string, v ...interface{})
+	// cluster is set for a Cluster client: the namespace registry is then
+	// on another slot than the namespaces, so it is not kept, and reads
+	// across namespaces find them by scanning every primary.
+	cluster bool
 	// known remembers parts seen stored, so a write sends only the frames
 	// the server is likely to lack (the script asks for any it does lack).
 	known *knownParts
-	// registered remembers the namespaces this store has added to the
-	// namespace registry.
-	regMu      sync.Mutex
-	registered map[string]bool
 	// retries bounds how often a write whose head changed between its read
 	// and its script (another writer won) is tried again.
 	retries int
@@ -37,48 +37,99 @@ type redisBackend struct {
 var _ backend.Backend = (*redisBackend)(nil)
 
 func newBackend(c goredis.UniversalClient, prefix string, log func(string, ...interface{})) *redisBackend {
-	return &redisBackend{c: c, k: keys{prefix: prefix}, log: log, known: newKnownParts(4096), registered: map[string]bool{}, retries: 200}
+	_, cluster := c.(*goredis.ClusterClient)
+	return &redisBackend{c: c, k: keys{prefix: prefix}, log: log, cluster: cluster, known: newKnownParts(4096), retries: 200}
 }
 
 // Close closes the client's connections.
 func (b *redisBackend) Close() error { return b.c.Close() }
 
-// namespaces returns ns, or for "" every namespace in the registry, sorted.
+// namespaces returns ns, or for "" every namespace that may hold releases,
+// sorted. On one server (standalone, Sentinel) that is the registry, which
+// every write of a head adds its namespace to in the same script: a
+// namespace has heads only while it is registered, whatever the server
+// lost. In Cluster, and where the registry is not a set, it is the
+// namespaces whose set of releases exists, found by scanning (every
+// primary): the registry, on another primary than most namespaces, could
+// lose its data without them.
 func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, error) {
 	if ns != "" {
 		return []string{ns}, nil
 	}
 	var nss []string
-	err := again(ctx, func() (err error) {
-		nss, err = b.c.SMembers(ctx, b.k.namespaces()).Result()
-		return err
-	})
+	if !b.cluster {
+		err := again(ctx, func() (err error) {
+			nss, err = b.c.SMembers(ctx, b.k.namespaces()).Result()
+			return err
+		})
+		if err == nil {
+			sort.Strings(nss)
+			return nss, nil
+		}
+		if !isWrongType(err) {
+			return nil, err
+		}
+		b.log("helmstore: redis: the namespace registry %s is not a set: finding namespaces by scanning", b.k.namespaces())
+	}
+	keys, err := b.scan(ctx, "", b.k.allPattern(), "set")
 	if err != nil {
 		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if n, ok := b.k.namespaceOfAll(k); ok && !seen[n] {
+			seen[n] = true
+			nss = append(nss, n)
+		}
 	}
 	sort.Strings(nss)
 	return nss, nil
 }
 
-// register adds ns to the namespace registry before the first write of this
-// store to ns. It is a separate write (the registry is in its own slot), made
-// before the release's: a crash between the two leaves a namespace listed
-// that holds nothing, which readers skip; never a release that a read across
-// namespaces cannot find.
-func (b *redisBackend) register(ctx context.Context, ns string) error {
-	b.regMu.Lock()
-	done := b.registered[ns]
-	b.regMu.Unlock()
-	if done {
-		return nil
+// scan returns the keys matching pattern (of type typ, "" for any): on the
+// primary that serves slotKey's slot, or for slotKey "" on every primary.
+func (b *redisBackend) scan(ctx context.Context, slotKey, pattern, typ string) ([]string, error) {
+	var mu sync.Mutex
+	var out []string
+	one := func(ctx context.Context, c *goredis.Client) error {
+		var cursor uint64
+		for {
+			var page []string
+			var err error
+			if typ != "" {
+				page, cursor, err = c.ScanType(ctx, cursor, pattern, 1000, typ).Result()
+			} else {
+				page, cursor, err = c.Scan(ctx, cursor, pattern, 1000).Result()
+			}
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			out = append(out, page...)
+			mu.Unlock()
+			if cursor == 0 {
+				return nil
+			}
+		}
 	}
-	if err := b.c.SAdd(ctx, b.k.namespaces(), ns).Err(); err != nil {
-		return unavailable(err)
-	}
-	b.regMu.Lock()
-	b.registered[ns] = true
-	b.regMu.Unlock()
-	return nil
+	err := again(ctx, func() error {
+		out = out[:0]
+		switch c := b.c.(type) {
+		case *goredis.ClusterClient:
+			if slotKey == "" {
+				return c.ForEachMaster(ctx, one)
+			}
+			m, err := c.MasterForKey(ctx, slotKey)
+			if err != nil {
+				return err
+			}
+			return one(ctx, m)
+		case *goredis.Client:
+			return one(ctx, c)
+		}
+		return fmt.Errorf("unexpected client %T", b.c)
+	})
+	return out, err
 }
 
 // indexSets returns the index sets q selects by in ns (none: all of ns).
@@ -104,10 +155,26 @@ func (b *redisBackend) indexSets(ns string, q backend.Query) []string {
 	return sets
 }
 
+// headKeys returns the release key of every head of ns, by scanning: for
+// a namespace whose index sets cannot be trusted (one is not a set).
+func (b *redisBackend) headKeys(ctx context.Context, ns string) ([]string, error) {
+	found, err := b.scan(ctx, b.k.all(ns), b.k.headPattern(ns), "")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, k := range found {
+		out = append(out, strings.TrimPrefix(k, b.k.head(ns, "")))
+	}
+	return out, nil
+}
+
 // Heads returns the heads matching q: the release keys from the index sets
 // (one pipelined round trip, SINTER per namespace), then their heads (one
 // more). Heads are checked against q again, since a write may come between
-// the two reads.
+// the two reads. A namespace one of whose index sets is not a set is read
+// by scanning its heads instead; a head that is not a hash is returned
+// with Err.
 func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
 	nss, err := b.namespaces(ctx, q.Namespace)
 	if err != nil {
@@ -120,7 +187,7 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 		for _, ns := range nss {
 			cands = append(cands, cand{ns, q.Key})
 		}
-	} else {
+	} else if len(nss) > 0 {
 		cmds := make([]*goredis.StringSliceCmd, len(nss))
 		for _, ns := range nss {
 			setsOf[ns] = b.indexSets(ns, q)
@@ -134,14 +201,22 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 					cmds[i] = pipe.SInter(ctx, sets...)
 				}
 			}
-			_, err := pipe.Exec(ctx)
-			return err
+			_, _ = pipe.Exec(ctx)
+			return firstError(cmds)
 		})
-		if len(nss) > 0 && err != nil {
+		if err != nil {
 			return nil, err
 		}
 		for i, ns := range nss {
-			for _, key := range cmds[i].Val() {
+			keys, err := cmds[i].Result()
+			if isWrongType(err) {
+				b.log("helmstore: redis: an index set of namespace %q is not a set: finding its releases by scanning", ns)
+				if keys, err = b.headKeys(ctx, ns); err != nil {
+					return nil, err
+				}
+				setsOf[ns] = nil // nothing to prune from
+			}
+			for _, key := range keys {
 				cands = append(cands, cand{ns, key})
 			}
 		}
@@ -155,17 +230,21 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 		for i, c := range cands {
 			cmds[i] = pipe.HGetAll(ctx, b.k.head(c.ns, c.key))
 		}
-		_, err := pipe.Exec(ctx)
-		return err
+		_, _ = pipe.Exec(ctx)
+		return firstError(cmds)
 	})
 	if err != nil {
 		return nil, err
 	}
 	var out []*backend.Head
 	for i, c := range cands {
-		m := cmds[i].Val()
+		m, err := cmds[i].Result()
+		if err != nil { // the head is not a hash (firstError let only that through)
+			out = append(out, wrongTypeHead(c.ns, c.key))
+			continue
+		}
 		if len(m) == 0 {
-			if q.Key == "" {
+			if q.Key == "" && setsOf[c.ns] != nil {
 				b.prune(ctx, c.ns, c.key, setsOf[c.ns])
 			}
 			continue
@@ -178,6 +257,14 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 	}
 	backend.SortHeads(out)
 	return out, nil
+}
+
+// wrongTypeHead is the head of key in ns when its key holds something else
+// than a hash: corrupt, its name taken from the key.
+func wrongTypeHead(ns, key string) *backend.Head {
+	name, version, _ := backend.ParseKey(key)
+	return &backend.Head{Namespace: ns, Key: key, Name: name, Version: version,
+		Err: fmt.Errorf("release %q in namespace %q: %w: its head is not a Redis hash", key, ns, codec.ErrCorrupt)}
 }
 
 // prune removes key from sets if its head does not exist (an index entry a
@@ -255,7 +342,8 @@ func headFields(h *backend.Head, created string) ([]interface{}, error) {
 	}, nil
 }
 
-// Parts reads the frames of refs in one pipelined round trip.
+// Parts reads the frames of refs in one pipelined round trip. A part that
+// is not a hash is absent, as one not stored.
 func (b *redisBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
 	out := make(map[codec.Digest][]byte, len(refs))
 	if len(refs) == 0 {
@@ -268,12 +356,7 @@ func (b *redisBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[c
 			cmds[i] = pipe.HGet(ctx, b.k.part(r.Namespace, r.Digest), pFrame)
 		}
 		_, _ = pipe.Exec(ctx)
-		for _, c := range cmds {
-			if err := c.Err(); err != nil && !errors.Is(err, goredis.Nil) {
-				return err
-			}
-		}
-		return nil
+		return firstError(cmds)
 	})
 	if err != nil {
 		return nil, err
@@ -281,10 +364,7 @@ func (b *redisBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[c
 	for i, r := range refs {
 		f, err := cmds[i].Bytes()
 		if err != nil {
-			if errors.Is(err, goredis.Nil) {
-				continue
-			}
-			return nil, unavailable(err)
+			continue // not stored, or not a hash
 		}
 		out[r.Digest] = f
 		b.known.add(r.Namespace, r.Digest)
@@ -292,58 +372,92 @@ func (b *redisBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[c
 	return out, nil
 }
 
-// Stats counts the heads and parts of ns ("": every namespace).
+// members returns the members of set in ns; where it is not a set, the
+// suffixes after ns's tag and strip of the keys matching pattern (found by
+// scanning).
+func (b *redisBackend) members(ctx context.Context, ns string, cmd *goredis.StringSliceCmd, pattern, strip string) ([]string, error) {
+	got, err := cmd.Result()
+	if !isWrongType(err) {
+		return got, nil
+	}
+	found, err := b.scan(ctx, b.k.all(ns), pattern, "")
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range found {
+		found[i] = strings.TrimPrefix(k, b.k.tag(ns)+strip)
+	}
+	return found, nil
+}
+
+// Stats counts the heads and parts of ns ("": every namespace). A head or
+// part that is not a hash counts as stored, with no bytes; where the set
+// of releases or of parts is not a set, the keys are found by scanning.
 func (b *redisBackend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	s := driver.Stats{Parts: map[string]int{}}
 	nss, err := b.namespaces(ctx, ns)
+	if err != nil || len(nss) == 0 {
+		return s, err
+	}
+	headCmds := make([]*goredis.StringSliceCmd, len(nss))
+	partCmds := make([]*goredis.StringSliceCmd, len(nss))
+	err = again(ctx, func() error {
+		pipe := b.c.Pipeline()
+		for i, n := range nss {
+			headCmds[i] = pipe.SMembers(ctx, b.k.all(n))
+			partCmds[i] = pipe.SMembers(ctx, b.k.parts(n))
+		}
+		_, _ = pipe.Exec(ctx)
+		return errors.Join(firstError(headCmds), firstError(partCmds))
+	})
 	if err != nil {
 		return s, err
 	}
-	if len(nss) == 0 {
-		return s, nil
-	}
-	pipe := b.c.Pipeline()
-	heads := make([]*goredis.StringSliceCmd, len(nss))
-	parts := make([]*goredis.StringSliceCmd, len(nss))
+	heads := make([][]string, len(nss))
+	parts := make([][]string, len(nss))
 	for i, n := range nss {
-		heads[i] = pipe.SMembers(ctx, b.k.all(n))
-		parts[i] = pipe.SMembers(ctx, b.k.parts(n))
+		if heads[i], err = b.members(ctx, n, headCmds[i], b.k.headPattern(n), "h:"); err != nil {
+			return s, err
+		}
+		if parts[i], err = b.members(ctx, n, partCmds[i], b.k.partPattern(n), "p:"); err != nil {
+			return s, err
+		}
+		s.Releases += len(heads[i])
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return s, unavailable(err)
-	}
-	pipe = b.c.Pipeline()
 	var sizes []*goredis.IntCmd
 	var infos []*goredis.SliceCmd
-	for i, n := range nss {
-		for _, key := range heads[i].Val() {
-			sizes = append(sizes, pipe.HStrLen(ctx, b.k.head(n, key), fBody), pipe.HStrLen(ctx, b.k.head(n, key), fLabels))
+	err = again(ctx, func() error {
+		sizes, infos = sizes[:0], infos[:0]
+		pipe := b.c.Pipeline()
+		for i, n := range nss {
+			for _, key := range heads[i] {
+				sizes = append(sizes, pipe.HStrLen(ctx, b.k.head(n, key), fBody), pipe.HStrLen(ctx, b.k.head(n, key), fLabels))
+			}
+			for _, d := range parts[i] {
+				key := b.k.tag(n) + "p:" + d
+				infos = append(infos, pipe.HMGet(ctx, key, pKind, pSize))
+				sizes = append(sizes, pipe.HStrLen(ctx, key, pFrame))
+			}
 		}
-		for _, d := range parts[i].Val() {
-			key := b.k.tag(n) + "p:" + d
-			infos = append(infos, pipe.HMGet(ctx, key, pKind, pSize))
-			sizes = append(sizes, nil)
-			sizes[len(sizes)-1] = pipe.HStrLen(ctx, key, pFrame)
+		if len(sizes) == 0 {
+			return nil
 		}
-	}
-	if len(sizes) == 0 {
-		return s, nil
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return s, unavailable(err)
-	}
-	for i := range nss {
-		s.Releases += len(heads[i].Val())
+		_, _ = pipe.Exec(ctx)
+		return errors.Join(firstError(sizes), firstError(infos))
+	})
+	if err != nil {
+		return s, err
 	}
 	// sizes holds two head sizes per head, then one frame size per part,
-	// namespace by namespace; infos one per part.
+	// namespace by namespace; infos one per part. A command on a key of
+	// the wrong type has a zero value.
 	pi, si := 0, 0
 	for i := range nss {
-		for range heads[i].Val() {
+		for range heads[i] {
 			s.HeadBytes += sizes[si].Val() + sizes[si+1].Val()
 			si += 2
 		}
-		for range parts[i].Val() {
+		for range parts[i] {
 			v := infos[pi].Val()
 			pi++
 			if len(v) == 2 {

@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"net/url"
+	"sync"
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
@@ -30,10 +31,40 @@ func withPrefix(t testing.TB, conn string) string {
 }
 
 // harness returns the conformance harness over the server at base: a new
-// key prefix for each Open, another client over it for Reopen.
+// key prefix for each Open, another client over it for Reopen and
+// Proxied (whose every connection, to a server, a Sentinel or a Cluster
+// node, is dialled through the proxy); Wipe deletes the prefix's keys.
 func harness(base func(t testing.TB) string, opts ...driver.Option) drivertest.Harness {
-	h := drivertest.ConnectionStringHarness(redis.Name, func(t testing.TB) string { return withPrefix(t, base(t)) }, opts...)
+	var mu sync.Mutex
+	conns := map[driver.Store]string{}
+	made := map[testing.TB]string{} // the connection string being opened, by test
+	h := drivertest.ConnectionStringHarness(redis.Name, func(t testing.TB) string {
+		c := withPrefix(t, base(t))
+		mu.Lock()
+		made[t] = c
+		mu.Unlock()
+		return c
+	}, opts...)
+	open := h.Open
+	h.Open = func(t *testing.T) driver.Store {
+		s := open(t)
+		mu.Lock()
+		conns[s] = made[t]
+		delete(made, t)
+		mu.Unlock()
+		return s
+	}
+	h.Proxied = func(t *testing.T, s driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+		mu.Lock()
+		c, ok := conns[s]
+		mu.Unlock()
+		if !ok {
+			t.Fatal("Proxied: a store Open did not return")
+		}
+		return redis.OpenProxied(c, proxy, opts...)
+	}
 	h.Tamper = redis.Tamper
+	h.Wipe = redis.Wipe
 	return h
 }
 

@@ -41,15 +41,65 @@
 // it, in the same script. Index sets (per release name, per status, per
 // custom label, all of the namespace) serve Query and List; a read takes two
 // pipelined round trips (index, heads) plus one for the parts the part cache
-// lacks. Reads across namespaces consult a namespace registry (its own key,
-// in its own slot), added to before a namespace's first write: a crash in
-// between leaves an empty namespace listed, which readers skip.
+// lacks.
 //
 // The tag is per namespace, not per release, because the engine addresses
 // parts by namespace and digest: with a tag per release, a part shared by
 // two releases would need a copy per release, and a List of a namespace one
 // read per release. The cost: one namespace's releases live on one Cluster
 // primary.
+//
+// # Reads across namespaces
+//
+// Invariant: a namespace's releases are reachable from the all-namespaces
+// view (List and Query of the "" namespace, Get through it) whenever they
+// are readable at all, whatever the server lost (a FLUSHALL, a restart
+// without persistence). On one server (standalone, Sentinel) the
+// namespace registry, <prefix>:namespaces, is added to by the same script
+// that writes a head, so a namespace holds heads only while it is
+// registered: data lost takes both, and the next write restores both. In
+// Cluster the registry would live on another primary than most
+// namespaces, which can lose its data alone: there reads across
+// namespaces find the namespaces by scanning every primary for their sets
+// of releases (SCAN MATCH <prefix>:{*}:all TYPE set), and no registry is
+// kept. That scan reads every key of each primary, so an all-namespaces
+// List on a Cluster that holds much else costs more than one of a
+// namespace.
+//
+// # Writes
+//
+// Every write is one script, atomic for readers, and:
+//
+//   - Idempotent. go-redis sends a command again when its reply is lost
+//     (a timeout, a reset connection). The script records its reply under
+//     a token of its own for five minutes (<prefix>:{ns}:o:<token>), and a
+//     run that finds the record returns it, writing nothing: a Create whose
+//     reply was lost answers nil, not "exists", and a Delete returns the
+//     release it deleted, not "not found". Records that hold frames (a
+//     Delete's) are removed as soon as the reply arrives. A write whose
+//     every reply is lost fails as unavailable: it may or may not have
+//     been applied, and a Get tells which.
+//   - Checked before its first write. Redis does not roll a script back,
+//     so the script checks the type of every key it touches and that every
+//     reference count it changes is a number before it writes anything: a
+//     script that refuses writes nothing (and declares itself a script
+//     that writes, so that a server out of memory refuses it whole).
+//
+// # Damaged keys
+//
+// A key of another type than the backend writes there, or a hash missing
+// a field, is damage to the releases it touches, never a raw WRONGTYPE and
+// never a failure of the namespace: a head that is not a hash reads as
+// driver.ErrCorrupt, a part that is not a hash as a missing part (so the
+// releases using it are ErrCorrupt); an index set, the set of parts or the
+// registry that is not a set is skipped by writes and replaced by a scan
+// in reads (of the namespace's heads, or for namespaces), so List, Query
+// and Stats still answer. Such releases stay deletable: Delete removes the
+// head whatever it holds, and leaves a part whose references it cannot
+// count (a leak, never a part dropped under another release). A Create or
+// Update that would add a reference to such a part is ErrCorrupt and
+// writes nothing. A head without its rev is updated and deleted as one
+// whose rev is empty.
 //
 // # Safety checks on Open
 //

@@ -97,3 +97,22 @@ func again(ctx context.Context, fn func() error) error {
 		}
 	}
 }
+
+// isWrongType reports whether err is Redis's WRONGTYPE reply: the key holds
+// another type than the command works on (a damaged or foreign key).
+func isWrongType(err error) bool {
+	var re goredis.Error
+	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE")
+}
+
+// firstError returns the first error among the commands of a pipeline
+// that is neither a missing key (goredis.Nil) nor WRONGTYPE, which the
+// caller handles command by command.
+func firstError[C goredis.Cmder](cmds []C) error {
+	for _, c := range cmds {
+		if err := c.Err(); err != nil && !errors.Is(err, goredis.Nil) && !isWrongType(err) {
+			return err
+		}
+	}
+	return nil
+}

@@ -13,7 +13,7 @@ import (
 // parts are shared by every release of the namespace, the scope in which
 // the engine addresses parts (PartRef names a namespace and a digest).
 //
-//	<prefix>:namespaces             set of namespaces that may hold releases (no tag: its own slot)
+//	<prefix>:namespaces             set of namespaces that may hold releases (no tag; standalone and Sentinel only)
 //	<prefix>:{ns}:h:<release key>   hash: the head of one revision
 //	<prefix>:{ns}:all               set: release keys of ns
 //	<prefix>:{ns}:n:<name>          set: release keys of one release name
@@ -21,6 +21,7 @@ import (
 //	<prefix>:{ns}:l:<key>=<value>   set: release keys with one custom label
 //	<prefix>:{ns}:parts             set: digests of the parts stored in ns
 //	<prefix>:{ns}:p:<digest>        hash: one part (frame, kind, raw size, references)
+//	<prefix>:{ns}:o:<token>         string: the reply of one write, for a few minutes (writeScript)
 type keys struct{ prefix string }
 
 func (k keys) tag(ns string) string { return k.prefix + ":{" + ns + "}:" }
@@ -36,6 +37,41 @@ func (k keys) label(ns, lk, lv string) string { return k.tag(ns) + "l:" + lk + "
 func (k keys) parts(ns string) string         { return k.tag(ns) + "parts" }
 func (k keys) part(ns string, d codec.Digest) string {
 	return k.tag(ns) + "p:" + d.String()
+}
+func (k keys) record(ns, token string) string { return k.tag(ns) + "o:" + token }
+
+// allPattern matches the all-releases set of every namespace (and, since *
+// spans braces, other keys, which namespaceOfAll tells apart).
+func (k keys) allPattern() string { return globEscape(k.prefix) + ":{*}:all" }
+
+// namespaceOfAll returns the namespace whose all-releases set key is, if
+// it is one: a namespace is a DNS label, so holds no brace or colon.
+func (k keys) namespaceOfAll(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, k.prefix+":{")
+	if !ok {
+		return "", false
+	}
+	ns, ok := strings.CutSuffix(rest, "}:all")
+	if !ok || ns == "" || strings.ContainsAny(ns, "{}:") {
+		return "", false
+	}
+	return ns, true
+}
+
+// headPattern matches every head of ns, partPattern every part.
+func (k keys) headPattern(ns string) string { return globEscape(k.tag(ns)) + "h:*" }
+func (k keys) partPattern(ns string) string { return globEscape(k.tag(ns)) + "p:*" }
+
+// globEscape quotes the characters SCAN's MATCH pattern treats specially.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\^`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // validPrefix reports whether p can prefix keys: not empty, and without the

@@ -6,10 +6,12 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -60,7 +62,13 @@ type settings struct {
 // Open opens a Redis store (standalone, Sentinel or Cluster) from
 // cfg.ConnectionString; see the package documentation for its forms.
 func Open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
-	c, set, err := newClient(cfg.ConnectionString)
+	return open(ctx, cfg, nil)
+}
+
+// open is Open, dialling mapAddr(addr) for every address addr the client
+// dials, when mapAddr is not nil.
+func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) (driver.Store, error) {
+	c, set, err := newClient(cfg.ConnectionString, mapAddr)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +88,9 @@ func Open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 // newClient parses a connection string into a go-redis client: a Sentinel
 // failover client when master_name is given, a Cluster client for several
 // addresses (host:port,host:port or addr= parameters) or cluster=true, a
-// plain client otherwise.
-func newClient(conn string) (goredis.UniversalClient, settings, error) {
+// plain client otherwise. With mapAddr, every connection goes to
+// mapAddr(addr) instead of addr.
+func newClient(conn string, mapAddr func(string) string) (goredis.UniversalClient, settings, error) {
 	set := settings{prefix: DefaultPrefix}
 	if conn == "" {
 		return nil, set, fmt.Errorf("no connection string: set %s to a redis:// or rediss:// URL", driver.ConnectionStringEnv(Name))
@@ -139,6 +148,9 @@ func newClient(conn string) (goredis.UniversalClient, settings, error) {
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
 			return nil, set, err
 		}
+		if mapAddr != nil {
+			o.Dialer = mappedDialer(o.DialTimeout, o.TLSConfig, mapAddr)
+		}
 		return goredis.NewFailoverClient(o), set, nil
 	case several || cluster:
 		o, err := goredis.ParseClusterURL(u.String())
@@ -148,6 +160,9 @@ func newClient(conn string) (goredis.UniversalClient, settings, error) {
 		o.ContextTimeoutEnabled = true
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
 			return nil, set, err
+		}
+		if mapAddr != nil {
+			o.Dialer = mappedDialer(o.DialTimeout, o.TLSConfig, mapAddr)
 		}
 		return goredis.NewClusterClient(o), set, nil
 	default:
@@ -159,7 +174,32 @@ func newClient(conn string) (goredis.UniversalClient, settings, error) {
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
 			return nil, set, err
 		}
+		if mapAddr != nil {
+			o.Dialer = mappedDialer(o.DialTimeout, o.TLSConfig, mapAddr)
+		}
 		return goredis.NewClient(o), set, nil
+	}
+}
+
+// mappedDialer dials mapAddr(addr) for addr, with TLS (verifying the
+// certificate for addr's host) when conf is set.
+func mappedDialer(timeout time.Duration, conf *tls.Config, mapAddr func(string) string) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d := &net.Dialer{Timeout: timeout}
+		c, err := d.DialContext(ctx, network, mapAddr(addr))
+		if err != nil || conf == nil {
+			return c, err
+		}
+		conf := conf.Clone()
+		if conf.ServerName == "" {
+			conf.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		tc := tls.Client(c, conf)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return tc, nil
 	}
 }
 

@@ -7,51 +7,108 @@ import goredis "github.com/redis/go-redis/v9"
 // with EVALSHA and falls back to EVAL when the server does not have it yet
 // (a restarted server, a Cluster node that took over the slot).
 //
-// Every key it touches is in KEYS, and all of them carry the namespace's hash
-// tag, so in Cluster it runs on the one node that holds the slot (and a slot
-// being moved answers ASK or TRYAGAIN, which go-redis follows and retries).
+// Every key it touches is in KEYS, and all of them but the registry carry
+// the namespace's hash tag, so in Cluster it runs on the one node that holds
+// the slot (and a slot being moved answers ASK or TRYAGAIN, which go-redis
+// follows and retries). The registry is in KEYS only where it shares the
+// server with every namespace (standalone, Sentinel): a namespace is added
+// to it by the same script that writes a head there.
 //
-// KEYS[1] the head, KEYS[2] the namespace's set of parts, then the index
-// sets and part hashes, referred to by position from ARGV.
+// Redis does not roll a script back: a command that fails half way leaves
+// the commands before it applied. So the script checks everything that can
+// fail before its first write: the type of every key it touches, and that
+// every reference count it changes is a number. The shebang makes Redis
+// refuse the whole script when it is out of memory, instead of failing at
+// the first write that allocates.
+//
+// It is idempotent: a run records its reply under the write's token
+// (KEYS[3]) for a few minutes, and a run that finds the record returns it
+// without writing anything. go-redis sends a script again when its reply
+// was lost (a timeout, a connection reset); the second run then answers
+// what the first did, instead of "exists" or "not found" for the first
+// run's own work.
+//
+// KEYS[1] the head, KEYS[2] the namespace's set of parts, KEYS[3] the
+// record of this write's reply, then the registry (if ARGV says so), the
+// index sets and part hashes, referred to by position from ARGV.
 //
 // ARGV: op ("c" create, "u" update, "d" delete); the rev the writer read
-// (update, delete); the new rev; the release key (the member of the index
-// sets); n, then n field/value pairs of the head; n, then the positions in
-// KEYS of the sets to remove the member from; n, then of the sets to add it
-// to; n, then n part operations of 8 values each: position in KEYS of the
-// part's hash, digest, reference delta (1, -1, 0), "1" to return its frame as
-// stored before the write, "1" if its frame is sent, kind, raw size, frame.
+// (update, delete; "" for a head without one, wrongTypeRev for a head that
+// is not a hash); the new rev; the release key (the member of the index
+// sets); the namespace; the registry's position in KEYS ("0": none); the
+// record's time to live in milliseconds; n, then n field/value pairs of
+// the head; n, then the positions in KEYS of the sets to remove the member
+// from; n, then of the sets to add it to; n, then n part operations of 8
+// values each: position in KEYS of the part's hash, digest, reference
+// delta (1, -1, 0), "1" to return its frame as stored before the write, "1"
+// if its frame is sent, kind, raw size, frame.
 //
 // Replies: {"EXISTS"} (create: the head exists), {"NOTFOUND"} (update,
 // delete: no head), {"CONFLICT"} (the head's rev is not the one read),
-// {"MISSING", digests...} (parts referenced but neither stored nor sent:
-// nothing was written), or {"OK", n, n digest/frame pairs, freed digests...}
-// where a frame is false (nil) for a part that is not stored.
-var writeScript = goredis.NewScript(`
+// {"MISSING", digests...} (parts referenced but neither stored nor sent),
+// {"CORRUPT", what} (create, update: a part it references, or the record,
+// is damaged), all of which write nothing; or {"OK", n, n digest/frame
+// pairs, freed digests...} where a frame is false (nil) for a part that is
+// not stored (or not a hash).
+//
+// A key of the wrong type (not what the backend writes there) is skipped,
+// not written: an index set, the set of parts or the registry (readers
+// find releases without them: see the reads), and, for Delete, a part hash
+// (its references stay, a leak at worst) and the head itself (deleted
+// whatever it holds). A part whose refs is missing or not a count is left
+// as it is by Delete (a leak, never a part dropped under another release).
+var writeScript = goredis.NewScript(`#!lua
 local op = ARGV[1]
-local head = KEYS[1]
+local head, partsKey, record = KEYS[1], KEYS[2], KEYS[3]
+local function typeOf(k) return redis.call('TYPE', k)['ok'] end
+
+local rt = typeOf(record)
+if rt == 'string' then return cmsgpack.unpack(redis.call('GET', record)) end
+if rt ~= 'none' then return {'CORRUPT', 'the record of this write is a ' .. rt} end
+
+local ht = typeOf(head)
 if op == 'c' then
-  if redis.call('EXISTS', head) == 1 then return {'EXISTS'} end
+  if ht ~= 'none' then return {'EXISTS'} end
 else
-  local rev = redis.call('HGET', head, 'rev')
-  if not rev then
-    if redis.call('EXISTS', head) == 0 then return {'NOTFOUND'} end
+  if ht == 'none' then return {'NOTFOUND'} end
+  if ht == 'hash' then
+    if (redis.call('HGET', head, 'rev') or '') ~= ARGV[2] then return {'CONFLICT'} end
+  elseif ARGV[2] ~= '` + wrongTypeRev + `' then
     return {'CONFLICT'}
   end
-  if rev ~= ARGV[2] then return {'CONFLICT'} end
 end
-local newRev = ARGV[3]
-local member = ARGV[4]
-local i = 5
+
+local newRev, member, ns = ARGV[3], ARGV[4], ARGV[5]
+local regPos = tonumber(ARGV[6])
+local ttl = ARGV[7]
+local i = 8
 local nf = tonumber(ARGV[i]); i = i + 1
 local fields = {}
 for j = 1, 2 * nf do fields[j] = ARGV[i]; i = i + 1 end
+local isSet = {}
+local function usable(k)
+  if isSet[k] == nil then
+    local t = typeOf(k)
+    isSet[k] = t == 'set' or t == 'none'
+  end
+  return isSet[k]
+end
 local nrem = tonumber(ARGV[i]); i = i + 1
 local rem = {}
-for j = 1, nrem do rem[j] = KEYS[tonumber(ARGV[i])]; i = i + 1 end
+for j = 1, nrem do
+  local k = KEYS[tonumber(ARGV[i])]; i = i + 1
+  if usable(k) then rem[#rem + 1] = k end
+end
 local nadd = tonumber(ARGV[i]); i = i + 1
 local add = {}
-for j = 1, nadd do add[j] = KEYS[tonumber(ARGV[i])]; i = i + 1 end
+for j = 1, nadd do
+  local k = KEYS[tonumber(ARGV[i])]; i = i + 1
+  if usable(k) then add[#add + 1] = k end
+end
+local partsOK = usable(partsKey)
+local reg = nil
+if regPos > 0 and usable(KEYS[regPos]) then reg = KEYS[regPos] end
+
 local np = tonumber(ARGV[i]); i = i + 1
 local parts = {}
 local missing = {'MISSING'}
@@ -60,25 +117,40 @@ for j = 1, np do
     want = ARGV[i + 3] == '1', sent = ARGV[i + 4] == '1', kind = ARGV[i + 5], size = ARGV[i + 6], frame = ARGV[i + 7]}
   i = i + 8
   parts[j] = p
-  if p.delta > 0 and not p.sent and redis.call('HEXISTS', p.key, 'frame') == 0 then
+  local t = typeOf(p.key)
+  p.hash = t == 'hash'
+  local bad = nil
+  if t ~= 'hash' and t ~= 'none' then
+    bad = 'is a ' .. t .. ', not a hash'
+  elseif t == 'hash' then
+    local r = redis.call('HGET', p.key, 'refs')
+    if not r or not string.match(r, '^%d+$') or #r > 15 then
+      bad = 'has refs ' .. tostring(r) .. ', not a count'
+    end
+  end
+  if bad then
+    if p.delta > 0 then return {'CORRUPT', 'part ' .. p.digest .. ' ' .. bad} end
+    p.skip = true
+  end
+  if p.delta > 0 and not p.sent and (not p.hash or redis.call('HEXISTS', p.key, 'frame') == 0) then
     missing[#missing + 1] = p.digest
   end
 end
 if #missing > 1 then return missing end
 
+-- Nothing above wrote; nothing below fails.
 local frames = {}
 for _, p in ipairs(parts) do
   if p.want then
     frames[#frames + 1] = p.digest
-    frames[#frames + 1] = redis.call('HGET', p.key, 'frame')
+    frames[#frames + 1] = p.hash and redis.call('HGET', p.key, 'frame')
   end
 end
 
-if op == 'd' then
-  redis.call('DEL', head)
-else
-  if op == 'u' then redis.call('DEL', head) end
+if op ~= 'c' then redis.call('DEL', head) end
+if op ~= 'd' then
   redis.call('HSET', head, 'rev', newRev, unpack(fields))
+  if reg then redis.call('SADD', reg, ns) end
 end
 for _, k in ipairs(rem) do redis.call('SREM', k, member) end
 for _, k in ipairs(add) do redis.call('SADD', k, member) end
@@ -86,16 +158,16 @@ for _, k in ipairs(add) do redis.call('SADD', k, member) end
 local freed = {}
 for _, p in ipairs(parts) do
   if p.delta > 0 then
-    local r = redis.call('HINCRBY', p.key, 'refs', p.delta)
+    redis.call('HINCRBY', p.key, 'refs', p.delta)
     if p.sent and redis.call('HEXISTS', p.key, 'frame') == 0 then
       redis.call('HSET', p.key, 'frame', p.frame, 'kind', p.kind, 'size', p.size)
     end
-    redis.call('SADD', KEYS[2], p.digest)
-  elseif p.delta < 0 and redis.call('EXISTS', p.key) == 1 then
+    if partsOK then redis.call('SADD', partsKey, p.digest) end
+  elseif p.delta < 0 and p.hash and not p.skip then
     local r = redis.call('HINCRBY', p.key, 'refs', p.delta)
     if r <= 0 then
       redis.call('DEL', p.key)
-      redis.call('SREM', KEYS[2], p.digest)
+      if partsOK then redis.call('SREM', partsKey, p.digest) end
       freed[#freed + 1] = p.digest
     end
   end
@@ -104,14 +176,23 @@ end
 local out = {'OK', #frames / 2}
 for _, f in ipairs(frames) do out[#out + 1] = f end
 for _, d in ipairs(freed) do out[#out + 1] = d end
+redis.call('SET', record, cmsgpack.pack(out), 'PX', ttl)
 return out
 `)
 
+// wrongTypeRev is the rev a writer sends for a head that is not a hash (it
+// could read no rev): the script applies only if the head is still not a
+// hash. Revs are hex, so no head ever carries it.
+const wrongTypeRev = "!not-a-hash"
+
 // pruneScript removes a release key from index sets when its head does not
 // exist (stale entries left by the Delete of a head whose labels could not
-// be read). KEYS[1] the head, KEYS[2...] the sets; ARGV[1] the member.
-var pruneScript = goredis.NewScript(`
+// be read), skipping sets that are not sets. KEYS[1] the head, KEYS[2...]
+// the sets; ARGV[1] the member.
+var pruneScript = goredis.NewScript(`#!lua
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-for j = 2, #KEYS do redis.call('SREM', KEYS[j], ARGV[1]) end
+for j = 2, #KEYS do
+  if redis.call('TYPE', KEYS[j])['ok'] == 'set' then redis.call('SREM', KEYS[j], ARGV[1]) end
+end
 return 1
 `)

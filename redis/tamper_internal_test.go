@@ -2,7 +2,10 @@ package redis
 
 import (
 	"context"
+	"fmt"
 	"testing"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
@@ -10,16 +13,44 @@ import (
 )
 
 // Tamper returns the conformance suite's Tamperer over the keys of s: it
-// writes Redis directly, as a hand edit or a bad restore would.
+// writes Redis directly, as a hand edit or a bad restore would. It is a
+// drivertest.Reshaper too.
 func Tamper(t *testing.T, s driver.Store) drivertest.Tamperer {
+	return tamperer{backendOf(t, s)}
+}
+
+func backendOf(t *testing.T, s driver.Store) *redisBackend {
 	b, ok := backend.BackendOf(s).(*redisBackend)
 	if !ok {
 		t.Fatalf("%T is not a Redis store", s)
 	}
-	return tamperer{b}
+	return b
+}
+
+// Wipe deletes every key of the store's prefix, the namespace registry
+// included, on every primary: what a FLUSHALL or a restart without
+// persistence does to it, without touching other stores on the server.
+func Wipe(t *testing.T, s driver.Store) {
+	b := backendOf(t, s)
+	ctx := context.Background()
+	keys, err := b.scan(ctx, "", globEscape(b.k.prefix)+":*", "")
+	if err != nil {
+		t.Fatalf("wipe: %v", err)
+	}
+	pipe := b.c.Pipeline()
+	for _, k := range keys {
+		pipe.Del(ctx, k) // one key each: in Cluster they span slots
+	}
+	if len(keys) > 0 {
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatalf("wipe: %v", err)
+		}
+	}
 }
 
 type tamperer struct{ b *redisBackend }
+
+var _ drivertest.Reshaper = tamperer{}
 
 func (tp tamperer) Head(ctx context.Context, ns, key string) (drivertest.StoredHead, error) {
 	v, err := tp.b.c.HMGet(ctx, tp.b.k.head(ns, key), fBody, fChart, fValues, fManifest).Result()
@@ -53,4 +84,89 @@ func (tp tamperer) DeletePart(ctx context.Context, ns, d string) error {
 
 func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
 	return tp.b.c.HSet(ctx, tp.b.k.head(ns, key), fLabels, "{not json", fVersion, "seven").Err()
+}
+
+// headFieldsRead are the head fields the backend reads back.
+var headFieldsRead = []string{fRev, fName, fVersion, fStatus, fOwner, fCreated, fModified, fLabels,
+	fChart, fValues, fManifest, fVBase, fMBase, fBody}
+
+// partFieldsRead are the part fields the backend reads back.
+var partFieldsRead = []string{pFrame, pKind, pSize, pRefs}
+
+// Reshape damages the keys of a head or a part (drivertest.Reshaper):
+//   - wrong type: the head or part key replaced by a string, then by a set
+//     (a list for a part); for a head, its release name's index set, then
+//     the namespace registry, replaced by a string; for a part, the
+//     namespace's set of parts replaced by a string;
+//   - missing field: each field the backend reads removed (a head's rev,
+//     name, version, ..., body; a part's frame, kind, size, refs);
+//   - huge count: a part's refs set to 1<<30 (a head records no count);
+//   - huge size: a part's size set to 1<<40 (a head records no size).
+func (tp tamperer) Reshape(ctx context.Context, target drivertest.Target, shape drivertest.Shape, i int) (string, error) {
+	c, k, ns := tp.b.c, tp.b.k, target.Namespace
+	type edit struct {
+		what string
+		do   func() error
+	}
+	str := func(key, what string) edit {
+		return edit{fmt.Sprintf("%s %s replaced by a string", what, key), func() error {
+			_, err := c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+				p.Del(ctx, key)
+				p.Set(ctx, key, "not a "+what, 0)
+				return nil
+			})
+			return err
+		}}
+	}
+	other := func(key, what, typ string) edit {
+		return edit{fmt.Sprintf("%s %s replaced by a %s", what, key, typ), func() error {
+			_, err := c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+				p.Del(ctx, key)
+				if typ == "set" {
+					p.SAdd(ctx, key, "not a "+what)
+				} else {
+					p.RPush(ctx, key, "not a "+what)
+				}
+				return nil
+			})
+			return err
+		}}
+	}
+	hdel := func(key, what, f string) edit {
+		return edit{fmt.Sprintf("%s %s field %s removed", what, key, f), func() error { return c.HDel(ctx, key, f).Err() }}
+	}
+	hset := func(key, what, f string, v int64) edit {
+		return edit{fmt.Sprintf("%s %s field %s set to %d", what, key, f, v), func() error { return c.HSet(ctx, key, f, v).Err() }}
+	}
+	var edits []edit
+	if target.Key != "" {
+		head := k.head(ns, target.Key)
+		name, _, _ := backend.ParseKey(target.Key)
+		switch shape {
+		case drivertest.WrongType:
+			edits = []edit{str(head, "head"), other(head, "head", "set"), str(k.name(ns, name), "name index set"), str(k.namespaces(), "namespace registry")}
+		case drivertest.MissingField:
+			for _, f := range headFieldsRead {
+				edits = append(edits, hdel(head, "head", f))
+			}
+		}
+	} else {
+		part := tp.partKey(ns, target.Part)
+		switch shape {
+		case drivertest.WrongType:
+			edits = []edit{str(part, "part"), other(part, "part", "list"), str(k.parts(ns), "set of parts")}
+		case drivertest.MissingField:
+			for _, f := range partFieldsRead {
+				edits = append(edits, hdel(part, "part", f))
+			}
+		case drivertest.HugeCount:
+			edits = []edit{hset(part, "part", pRefs, 1<<30)}
+		case drivertest.HugeSize:
+			edits = []edit{hset(part, "part", pSize, 1<<40)}
+		}
+	}
+	if i < 0 || i >= len(edits) {
+		return "", drivertest.ErrNoVariant
+	}
+	return edits[i].what, edits[i].do()
 }

@@ -20,6 +20,10 @@ import (
 // script) more often than the retry policy allows: nothing was written.
 var errConflict = fmt.Errorf("%w: the release kept changing under this write", driver.ErrConflict)
 
+// recordTTL is how long a write's reply is kept for a run of the same
+// script sent again (writeScript): go-redis resends within a few seconds.
+const recordTTL = 5 * time.Minute
+
 // transientRetries bounds how often a write script refused for now
 // (transient) is sent again: about 20 s at most, as long as a Cluster
 // failover takes.
@@ -45,10 +49,17 @@ type write struct {
 
 // result is what the script answered.
 type result struct {
-	status  string // OK, EXISTS, NOTFOUND, CONFLICT
+	status  string // OK, EXISTS, NOTFOUND, CONFLICT, CORRUPT
 	frames  map[codec.Digest][]byte
 	freed   []codec.Digest
 	missing []codec.Digest
+	what    string // CORRUPT: what is damaged
+}
+
+// corrupt is the error for a write the script refused because what it
+// touches is damaged.
+func (r *result) corrupt(w *write) error {
+	return fmt.Errorf("release %q in namespace %q: %w: %s", w.key, w.ns, driver.ErrCorrupt, r.what)
 }
 
 func newRev() string {
@@ -77,8 +88,10 @@ func (b *redisBackend) run(ctx context.Context, w *write) (*result, error) {
 }
 
 func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Digest]bool) (*result, error) {
-	ks := []string{b.k.head(w.ns, w.key), b.k.parts(w.ns)}
-	pos := map[string]int{ks[0]: 1, ks[1]: 2}
+	token := newRev() // the new rev, and the token of this run's record
+	record := b.k.record(w.ns, token)
+	ks := []string{b.k.head(w.ns, w.key), b.k.parts(w.ns), record}
+	pos := map[string]int{ks[0]: 1, ks[1]: 2, ks[2]: 3}
 	at := func(k string) string {
 		i, ok := pos[k]
 		if !ok {
@@ -88,8 +101,12 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 		}
 		return strconv.Itoa(i)
 	}
-	args := make([]interface{}, 0, 8+len(w.fields)+len(w.rem)+len(w.add)+8*len(w.parts))
-	args = append(args, w.op, w.rev, newRev(), w.key, len(w.fields)/2)
+	reg := "0"
+	if !b.cluster {
+		reg = at(b.k.namespaces())
+	}
+	args := make([]interface{}, 0, 12+len(w.fields)+len(w.rem)+len(w.add)+8*len(w.parts))
+	args = append(args, w.op, w.rev, token, w.key, w.ns, reg, recordTTL.Milliseconds(), len(w.fields)/2)
 	args = append(args, w.fields...)
 	args = append(args, len(w.rem))
 	for _, s := range w.rem {
@@ -134,6 +151,11 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 		for _, d := range res.freed {
 			b.known.forget(w.ns, d)
 		}
+		if len(res.frames) > 0 {
+			// The record holds frames: no use keeping them now that the
+			// reply is here. Best effort (it expires anyway).
+			_ = b.c.Unlink(ctx, record).Err()
+		}
 	}
 	return res, nil
 }
@@ -158,6 +180,11 @@ func parseResult(reply []interface{}) (*result, error) {
 	}
 	switch st {
 	case "EXISTS", "NOTFOUND", "CONFLICT":
+		return res, nil
+	case "CORRUPT":
+		if len(reply) > 1 {
+			res.what, _ = reply[1].(string)
+		}
 		return res, nil
 	case "MISSING":
 		for _, v := range reply[1:] {
@@ -250,9 +277,6 @@ func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*cod
 	if err != nil {
 		return err
 	}
-	if err := b.register(ctx, h.Namespace); err != nil {
-		return err
-	}
 	w := &write{op: "c", ns: h.Namespace, key: h.Key, fields: fields, add: b.headSets(h)}
 	for _, p := range add {
 		w.parts = append(w.parts, partOp{d: p.Digest, delta: 1, part: p})
@@ -266,17 +290,23 @@ func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*cod
 		return nil
 	case "EXISTS":
 		return driver.ErrReleaseExists
+	case "CORRUPT":
+		return res.corrupt(w)
 	}
 	return fmt.Errorf("unexpected reply %s from the write script", res.status)
 }
 
-// readHead returns the stored head of key in ns and its rev.
+// readHead returns the stored head of key in ns and its fields. A head
+// that is not a hash is returned with Err, and wrongTypeRev as its rev.
 func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*backend.Head, map[string]string, error) {
 	var m map[string]string
 	err := again(ctx, func() (err error) {
 		m, err = b.c.HGetAll(ctx, b.k.head(ns, key)).Result()
 		return err
 	})
+	if isWrongType(err) {
+		return wrongTypeHead(ns, key), map[string]string{fRev: wrongTypeRev}, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -344,6 +374,8 @@ func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*cod
 			return nil
 		case "NOTFOUND":
 			return driver.ErrReleaseNotFound
+		case "CORRUPT":
+			return res.corrupt(w)
 		case "CONFLICT":
 			if err := b.retry(ctx, attempt); err != nil {
 				return err
@@ -382,6 +414,8 @@ func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(cod
 			return old, res.frames, nil
 		case "NOTFOUND":
 			return nil, nil, driver.ErrReleaseNotFound
+		case "CORRUPT":
+			return nil, nil, res.corrupt(w)
 		case "CONFLICT":
 			if err := b.retry(ctx, attempt); err != nil {
 				return nil, nil, err

@@ -1,0 +1,149 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// prefixOf returns the key_prefix of a connection string withPrefix made.
+func prefixOf(t testing.TB, conn string) string {
+	t.Helper()
+	u, err := url.Parse(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query().Get("key_prefix")
+}
+
+// seenFromEverywhere checks that a store opened afresh on conn finds key in
+// ns through the all-namespaces view: by List, and by Get.
+func seenFromEverywhere(t *testing.T, conn, ns, key, what string) {
+	t.Helper()
+	fresh := openStore(t, conn)
+	defer fresh.Close()
+	all := fresh.Namespace("")
+	list, err := all.List(func(*release.Release) bool { return true })
+	if err != nil {
+		t.Fatalf("%s: all-namespaces List: %v", what, err)
+	}
+	found := false
+	for _, r := range list {
+		found = found || (r.Namespace == ns && backend.MakeKey(r.Name, r.Version) == key)
+	}
+	if !found {
+		t.Fatalf("%s: the all-namespaces List of a fresh store misses %s/%s (it has %d releases)", what, ns, key, len(list))
+	}
+	if r, err := all.Get(key); err != nil || r.Namespace != ns {
+		t.Fatalf("%s: all-namespaces Get of %s: %v", what, key, err)
+	}
+	if n, err := fresh.Namespace(ns).Query(map[string]string{"owner": "helm"}); err != nil || len(n) == 0 {
+		t.Fatalf("%s: namespace Query: %d, %v", what, len(n), err)
+	}
+}
+
+// A store that outlives its server's data (FLUSHALL, then a restart without
+// persistence): every release it writes afterwards is reachable from the
+// all-namespaces view of a fresh store, as from its namespace.
+func TestRegistryAfterDataLoss(t *testing.T) {
+	n := testenv.StartRedisNode(t)
+	conn := withPrefix(t, "redis://"+n.Addr+"/0")
+	s := openStore(t, conn)
+	defer s.Close()
+	ns := "team-a"
+	v := s.Namespace(ns)
+	if err := upgrade(v, ns, "app", 1); err != nil {
+		t.Fatal(err)
+	}
+	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "before any loss")
+
+	admin := n.Client()
+	defer admin.Close()
+	if err := admin.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := upgrade(v, ns, "app", 1); err != nil {
+		t.Fatal(err)
+	}
+	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "after FLUSHALL")
+
+	n.Kill()
+	if err := n.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	// The same store writes on: its first attempts may meet the restart.
+	var err error
+	for i := 0; i < 50; i++ {
+		if err = upgrade(v, ns, "app", 1); err == nil || !errors.Is(err, driver.ErrUnavailable) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := upgrade(v, ns, "app", 2); err != nil {
+		t.Fatal(err)
+	}
+	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 2), "after a restart without persistence")
+}
+
+// In a Cluster the namespace registry and a namespace live on different
+// primaries: when the registry's primary loses its data and the namespace's
+// does not, the namespace's releases, readable by namespace, stay reachable
+// from the all-namespaces view, without being written again; and after every
+// primary is flushed, later writes are reachable from it too.
+func TestClusterRegistryAfterDataLoss(t *testing.T) {
+	c := testenv.StartRedisCluster(t, 3, 0)
+	conn := withPrefix(t, c.URL())
+	prefix := prefixOf(t, conn)
+	ctx := context.Background()
+	regNode, err := c.NodeFor(ctx, prefix+":namespaces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A namespace whose slot another primary serves.
+	var ns string
+	for i := 0; ns == ""; i++ {
+		cand := fmt.Sprintf("team-%d", i)
+		node, err := c.NodeFor(ctx, prefix+":{"+cand+"}:all")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if node != regNode {
+			ns = cand
+		}
+	}
+	s := openStore(t, conn)
+	defer s.Close()
+	if err := upgrade(s.Namespace(ns), ns, "app", 1); err != nil {
+		t.Fatal(err)
+	}
+	rc := regNode.Client()
+	err = rc.FlushAll(ctx).Err()
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "after the registry's primary lost its data")
+
+	for _, node := range c.Nodes {
+		cl := node.Client()
+		err := cl.FlushAll(ctx).Err()
+		cl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := upgrade(s.Namespace(ns), ns, "app", 1); err != nil {
+		t.Fatal(err)
+	}
+	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "after every primary was flushed")
+}

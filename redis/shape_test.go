@@ -1,0 +1,290 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/redis"
+)
+
+// rawStore is a store on the shared server under a prefix of its own, with
+// a plain client to edit its keys behind its back.
+type rawStore struct {
+	s      driver.Store
+	conn   string
+	prefix string
+	c      *goredis.Client
+}
+
+func newRawStore(t *testing.T) *rawStore {
+	t.Helper()
+	conn := withPrefix(t, testenv.Redis(t))
+	o, err := goredis.ParseURL(strings.SplitN(conn, "?", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rawStore{s: openStore(t, conn, driver.WithTimeout(30*time.Second)), conn: conn, prefix: prefixOf(t, conn), c: goredis.NewClient(o)}
+	t.Cleanup(func() { r.s.Close(); r.c.Close() })
+	return r
+}
+
+func (r *rawStore) head(ns, key string) string { return r.prefix + ":{" + ns + "}:h:" + key }
+func (r *rawStore) set(ns, what string) string { return r.prefix + ":{" + ns + "}:" + what }
+func (r *rawStore) part(ns, d string) string   { return r.prefix + ":{" + ns + "}:p:" + d }
+
+// values returns the digest of the values part of key in ns.
+func (r *rawStore) values(t *testing.T, ns, key string) string {
+	t.Helper()
+	d, err := r.c.HGet(context.Background(), r.head(ns, key), "values").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (r *rawStore) must(t *testing.T, cmds ...[]interface{}) {
+	t.Helper()
+	for _, c := range cmds {
+		if err := r.c.Do(context.Background(), c...).Err(); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+	}
+}
+
+func (r *rawStore) create(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if err := r.s.Create(backend.MakeKey(n, 1), smallRelease(n, "default", 1, release.StatusDeployed)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func cmd(args ...interface{}) []interface{} { return args }
+
+// A Create whose script meets a part whose refs is not an integer writes
+// nothing (no head, no index entry) and says the stored data is corrupt,
+// not that Redis is unavailable; once the part is repaired, the same
+// Create succeeds.
+func TestCreateOverBadRefsWritesNothing(t *testing.T) {
+	r := newRawStore(t)
+	r.create(t, "alpha")
+	chart, err := r.c.HGet(context.Background(), r.head("default", backend.MakeKey("alpha", 1)), "chart").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.must(t, cmd("HSET", r.part("default", chart), "refs", "x"))
+	key := backend.MakeKey("beta", 1)
+	err = r.s.Create(key, smallRelease("beta", "default", 1, release.StatusDeployed))
+	if !errors.Is(err, driver.ErrCorrupt) || redis.IsUnavailable(err) {
+		t.Fatalf("Create over a part whose refs is not a number: %v; want ErrCorrupt, not unavailable", err)
+	}
+	if n, err := r.c.Exists(context.Background(), r.head("default", key)).Result(); err != nil || n != 0 {
+		t.Fatalf("the failed Create left its head (%d, %v)", n, err)
+	}
+	for _, set := range []string{"all", "n:beta", "s:deployed"} {
+		if ok, err := r.c.SIsMember(context.Background(), r.set("default", set), key).Result(); err != nil || ok {
+			t.Fatalf("the failed Create left an entry in %s (%v)", set, err)
+		}
+	}
+	if _, err := r.s.Get(key); !errors.Is(err, driver.ErrReleaseNotFound) {
+		t.Fatalf("Get after the failed Create: %v", err)
+	}
+	r.must(t, cmd("HSET", r.part("default", chart), "refs", "1"))
+	if err := r.s.Create(key, smallRelease("beta", "default", 1, release.StatusDeployed)); err != nil {
+		t.Fatalf("Create again once repaired: %v", err)
+	}
+}
+
+// wrongTypes are keys replaced by a string; each names the releases whose
+// reads it may make corrupt ("" when it may make none so).
+var wrongTypes = []struct {
+	name    string
+	key     func(r *rawStore, t *testing.T) string
+	corrupt string
+}{
+	{"head", func(r *rawStore, t *testing.T) string { return r.head("default", backend.MakeKey("alpha", 1)) }, "alpha"},
+	{"values part", func(r *rawStore, t *testing.T) string {
+		return r.part("default", r.values(t, "default", backend.MakeKey("alpha", 1)))
+	}, "alpha"},
+	{"name index", func(r *rawStore, t *testing.T) string { return r.set("default", "n:alpha") }, ""},
+	{"all index", func(r *rawStore, t *testing.T) string { return r.set("default", "all") }, ""},
+	{"status index", func(r *rawStore, t *testing.T) string { return r.set("default", "s:deployed") }, ""},
+	{"parts set", func(r *rawStore, t *testing.T) string { return r.set("default", "parts") }, ""},
+	{"registry", func(r *rawStore, t *testing.T) string { return r.prefix + ":namespaces" }, ""},
+}
+
+// A key of the wrong type is corruption of the releases it touches only:
+// the others read as before through Get, List, Query and the
+// all-namespaces view, Stats answers, no raw WRONGTYPE reaches the caller,
+// and the damaged release can be deleted.
+func TestWrongTypeKeys(t *testing.T) {
+	for _, wt := range wrongTypes {
+		t.Run(strings.ReplaceAll(wt.name, " ", "-"), func(t *testing.T) {
+			r := newRawStore(t)
+			r.create(t, "alpha", "beta", "gamma")
+			k := wt.key(r, t)
+			r.must(t, cmd("DEL", k), cmd("SET", k, "not what you think"))
+			ak := backend.MakeKey("alpha", 1)
+			for _, v := range []driver.Store{r.s, r.s.Namespace("")} {
+				got, err := v.Get(ak)
+				if wt.corrupt == "alpha" {
+					if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), ak) || strings.Contains(err.Error(), "WRONGTYPE") {
+						t.Fatalf("Get of alpha: %v; want ErrCorrupt naming it", err)
+					}
+				} else if err != nil || got.Name != "alpha" {
+					t.Fatalf("Get of alpha: %v", err)
+				}
+			}
+			want := "beta gamma"
+			if wt.corrupt == "" {
+				want = "alpha beta gamma"
+			}
+			for _, v := range []driver.Store{r.s, r.s.Namespace("")} {
+				list, err := v.List(func(*release.Release) bool { return true })
+				if err != nil || names(list) != want {
+					t.Fatalf("List: %s, %v; want %s", names(list), err, want)
+				}
+				list, err = v.Query(map[string]string{"owner": "helm", "status": "deployed"})
+				if err != nil || names(list) != want {
+					t.Fatalf("Query: %s, %v; want %s", names(list), err, want)
+				}
+				list, err = v.Query(map[string]string{"name": "beta", "owner": "helm"})
+				if err != nil || names(list) != "beta" {
+					t.Fatalf("Query name=beta: %s, %v", names(list), err)
+				}
+			}
+			for _, ns := range []string{"default", ""} {
+				if _, err := r.s.Namespace(ns).Stats(context.Background()); err != nil {
+					t.Fatalf("Stats(%q): %v", ns, err)
+				}
+			}
+			if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+				t.Fatalf("Delete of alpha: %v", err)
+			}
+			if _, err := r.s.Get(ak); !errors.Is(err, driver.ErrReleaseNotFound) {
+				t.Fatalf("Get of alpha after Delete: %v", err)
+			}
+			// The namespace stays writable, and what is written is seen.
+			r.create(t, "delta")
+			for _, v := range []driver.Store{r.s, r.s.Namespace("")} {
+				list, err := v.List(func(*release.Release) bool { return true })
+				if err != nil || names(list) != "beta delta gamma" {
+					t.Fatalf("List after Delete and Create: %s, %v", names(list), err)
+				}
+			}
+			for _, n := range []string{"beta", "gamma", "delta"} {
+				if _, err := r.s.Delete(backend.MakeKey(n, 1)); err != nil {
+					t.Fatalf("Delete of %s: %v", n, err)
+				}
+			}
+		})
+	}
+}
+
+// A head missing a field the backend writes (rev above all) can be updated
+// and deleted, or is corrupt at once; never minutes of conflicts.
+func TestHeadMissingField(t *testing.T) {
+	for _, f := range []string{"rev", "name", "version", "status", "owner", "created", "modified", "labels", "chart", "values", "manifest", "body"} {
+		t.Run(f, func(t *testing.T) {
+			r := newRawStore(t)
+			r.create(t, "alpha", "beta")
+			ak := backend.MakeKey("alpha", 1)
+			r.must(t, cmd("HDEL", r.head("default", ak), f))
+			start := time.Now()
+			err := r.s.Update(ak, smallRelease("alpha", "default", 1, release.StatusSuperseded))
+			if err != nil && !errors.Is(err, driver.ErrCorrupt) {
+				t.Fatalf("Update of a head without %s: %v (after %v)", f, err, time.Since(start))
+			}
+			if err == nil {
+				got, err := r.s.Get(ak)
+				if err != nil || got.Info.Status != release.StatusSuperseded {
+					t.Fatalf("Get after the Update: %v", err)
+				}
+				r.must(t, cmd("HDEL", r.head("default", ak), f))
+			}
+			if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+				t.Fatalf("Delete of a head without %s: %v", f, err)
+			}
+			if _, err := r.s.Get(ak); !errors.Is(err, driver.ErrReleaseNotFound) {
+				t.Fatalf("Get after Delete: %v", err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("Update and Delete took %v", d)
+			}
+			if got, err := r.s.Get(backend.MakeKey("beta", 1)); err != nil || got.Name != "beta" {
+				t.Fatalf("Get of beta: %v", err)
+			}
+		})
+	}
+}
+
+// names returns the sorted names of rs, space-separated.
+func names(rs []*release.Release) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+// Every variant of redis.Tamper's Reshape, on a head and on a part of one
+// release: that release reads whole or corrupt, the others whole; List,
+// Query and Stats answer; the release can be deleted.
+func TestReshapeVariants(t *testing.T) {
+	ctx := context.Background()
+	for _, shape := range drivertest.Shapes {
+		for _, target := range []string{"head", "part"} {
+			for i := 0; ; i++ {
+				r := newRawStore(t)
+				r.create(t, "alpha", "beta", "gamma")
+				ak := backend.MakeKey("alpha", 1)
+				tg := drivertest.Target{Namespace: "default", Key: ak}
+				if target == "part" {
+					tg = drivertest.Target{Namespace: "default", Part: r.values(t, "default", ak)}
+				}
+				what, err := redis.Tamper(t, r.s).(drivertest.Reshaper).Reshape(ctx, tg, shape, i)
+				if errors.Is(err, drivertest.ErrNoVariant) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%s %s %d: %v", shape, target, i, err)
+				}
+				if _, err := r.s.Get(ak); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+					t.Errorf("%s: Get of alpha: %v", what, err)
+				}
+				for _, v := range []driver.Store{r.s, r.s.Namespace("")} {
+					if got, err := v.Get(backend.MakeKey("beta", 1)); err != nil || got.Name != "beta" {
+						t.Errorf("%s: Get of beta: %v", what, err)
+					}
+					list, err := v.List(func(*release.Release) bool { return true })
+					if got := names(list); err != nil || !strings.HasSuffix(got, "beta gamma") {
+						t.Errorf("%s: List: %s, %v", what, got, err)
+					}
+					if _, err := v.Stats(ctx); err != nil {
+						t.Errorf("%s: Stats: %v", what, err)
+					}
+				}
+				if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+					t.Errorf("%s: Delete of alpha: %v", what, err)
+				}
+				if _, err := r.s.Get(ak); !errors.Is(err, driver.ErrReleaseNotFound) {
+					t.Errorf("%s: Get of alpha after Delete: %v", what, err)
+				}
+				t.Logf("%s: ok", what)
+			}
+		}
+	}
+}
