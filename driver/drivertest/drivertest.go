@@ -100,6 +100,9 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Deltas", func(t *testing.T) { testDeltas(t, h) })
 	t.Run("LastWriterWins", func(t *testing.T) { testLastWriterWins(t, h) })
 	t.Run("ReservedLabels", func(t *testing.T) { testReservedLabels(t, h) })
+	t.Run("LostReply", func(t *testing.T) { testLostReply(t, h) })
+	t.Run("DataLoss", func(t *testing.T) { testDataLoss(t, h) })
+	t.Run("Shapes", func(t *testing.T) { testShapes(t, h) })
 }
 
 func (h Harness) open(t *testing.T) driver.Store {

@@ -15,7 +15,7 @@ import (
 // count its parts; the part-reuse tests are then skipped.
 var ErrStatsUnsupported = errors.New("stats unsupported")
 
-func stats(t *testing.T, s driver.Store) (driver.Stats, bool) {
+func stats(t testing.TB, s driver.Store) (driver.Stats, bool) {
 	t.Helper()
 	st, err := s.Stats(context.Background())
 	if errors.Is(err, ErrStatsUnsupported) {

@@ -14,33 +14,48 @@ import (
 	"github.com/helmstore/helmstore/driver/backend"
 )
 
-// headRow is the scan destination of one row of headColumns.
+// headCols are the names of headColumns, in order.
+var headCols = strings.Split(headColumns, ", ")
+
+// headRow is one row of headColumns, scanned as stored values (values.go).
 type headRow struct {
-	h      backend.Head
-	labels []byte
-	t      backend.DigestText
+	dest, vals []any
 }
 
-// dest returns the scan destinations of headColumns, in order.
-func (r *headRow) dest() []any {
-	h, t := &r.h, &r.t
-	return []any{&h.Namespace, &h.Key, &h.Name, &h.Version, &h.Status, &h.Owner, &h.CreatedAt, &h.ModifiedAt,
-		&r.labels, &t.Chart, &t.Values, &t.Manifest, &t.ValuesBase, &t.ManifestBase, &h.Body}
+func newHeadRow() *headRow {
+	r := &headRow{}
+	r.dest, r.vals = row(len(headCols))
+	return r
 }
 
 // head returns the head scanned. A row whose labels or digests do not
-// parse does not fail the whole read: its head carries Err (wrapping
-// driver.ErrCorrupt and naming the release, as Head.SetDigestText does)
-// with Namespace, Key and whatever else parsed, so one damaged release
-// cannot hide the others.
+// parse, or one of whose values is NULL or of another type, does not fail
+// the whole read: its head carries Err (wrapping driver.ErrCorrupt and
+// naming the release, as Head.SetDigestText does) with Namespace, Key and
+// whatever else parsed, so one damaged release cannot hide the others.
 func (r *headRow) head() *backend.Head {
-	h := r.h
+	c := values{cols: headCols}
+	v := r.vals
+	var h backend.Head
+	var t backend.DigestText
+	h.Namespace, h.Key, h.Name = c.text(0, v[0]), c.text(1, v[1]), c.text(2, v[2])
+	h.Version = c.int(3, v[3])
+	h.Status, h.Owner = c.text(4, v[4]), c.text(5, v[5])
+	h.CreatedAt, h.ModifiedAt = c.integer(6, v[6]), c.integer(7, v[7])
+	labels := c.bytes(8, v[8])
+	t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase = c.text(9, v[9]), c.text(10, v[10]), c.text(11, v[11]), c.text(12, v[12]), c.text(13, v[13])
+	h.Body = c.bytes(14, v[14])
+	if c.err != nil {
+		h.Labels = nil
+		h.Err = fmt.Errorf("release %q in namespace %q: %w: %v", h.Key, h.Namespace, driver.ErrCorrupt, c.err)
+		return &h
+	}
 	var labelsErr error
-	if err := json.Unmarshal(r.labels, &h.Labels); err != nil {
+	if err := json.Unmarshal(labels, &h.Labels); err != nil {
 		h.Labels = nil
 		labelsErr = fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, driver.ErrCorrupt, err)
 	}
-	h.Err = errors.Join(labelsErr, h.SetDigestText(r.t))
+	h.Err = errors.Join(labelsErr, h.SetDigestText(t))
 	return &h
 }
 
@@ -49,8 +64,8 @@ func scanHeads(rows *stdsql.Rows) ([]*backend.Head, error) {
 	defer rows.Close()
 	var out []*backend.Head
 	for rows.Next() {
-		var r headRow
-		if err := rows.Scan(r.dest()...); err != nil {
+		r := newHeadRow()
+		if err := rows.Scan(r.dest...); err != nil {
 			return nil, err
 		}
 		out = append(out, r.head())
@@ -107,14 +122,16 @@ func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any)
 	chunks := chunkSet{}
 	for rows.Next() {
 		var kind int
-		var r headRow
-		if err := rows.Scan(append([]any{&kind}, r.dest()...)...); err != nil {
+		r := newHeadRow()
+		if err := rows.Scan(append([]any{&kind}, r.dest...)...); err != nil {
 			return nil, err
 		}
 		if kind == 0 {
 			hs = append(hs, r.head())
 		} else {
-			chunks.add(r.h.Namespace, r.h.Key, r.h.Version, r.h.Body)
+			// A chunk: its namespace, digest, seq and data ride in the
+			// columns of namespace, release_key, version and body.
+			chunks.scanned(r.vals[0], r.vals[1], r.vals[3], r.vals[14])
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/internal/codec"
 )
@@ -46,13 +47,11 @@ func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartR
 	defer rows.Close()
 	chunks := chunkSet{}
 	for rows.Next() {
-		var ns, d string
-		var seq int
-		var data []byte
-		if err := rows.Scan(&ns, &d, &seq, &data); err != nil {
+		dest, vals := row(4)
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		chunks.add(ns, d, seq, data)
+		chunks.scanned(vals[0], vals[1], vals[2], vals[3])
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -87,6 +86,27 @@ func (s chunkSet) add(ns, d string, seq int, data []byte) {
 	}
 	c.rows++
 	c.bySeq[seq] = data
+}
+
+// chunkCols name the values of a chunk row, for chunkSet.scanned.
+var chunkCols = []string{"namespace", "digest", "seq", "data"}
+
+// scanned records a chunk row as stored: one whose seq or data is NULL or
+// of another type counts as a row of its copy but gives it no piece, so
+// the copy does not join (JoinChunks) and the releases that use it read as
+// corrupt, and every other part of the read still counts.
+func (s chunkSet) scanned(ns, d, seq, data any) {
+	c := values{cols: chunkCols}
+	n, dg := c.text(0, ns), c.text(1, d)
+	if c.err != nil {
+		return // no copy to charge it to; the copies it was read for miss it
+	}
+	i, b := c.int(2, seq), c.bytes(3, data)
+	if c.err != nil {
+		s.add(n, dg, -1, nil)
+		return
+	}
+	s.add(n, dg, i, b)
 }
 
 // pieces returns the chunks numbered 0, 1, ... up to the first gap: a copy
@@ -190,15 +210,23 @@ func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts 
 	return nil
 }
 
-// scanRefs reads (digest, refs) rows.
+// scanRefs reads (digest, refs) rows. A count that is NULL or not an
+// integer fails the write that reads it, as corrupt: adding a reference to
+// a part whose references are not known could not tell whether to write
+// its bytes.
 func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
 	defer rows.Close()
 	refs := map[string]int{}
 	for rows.Next() {
-		var d string
-		var n int
-		if err := rows.Scan(&d, &n); err != nil {
+		dest, vals := row(2)
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
+		}
+		c := values{cols: []string{"digest", "refs"}}
+		d := c.text(0, vals[0])
+		n := c.int(1, vals[1])
+		if c.err != nil {
+			return nil, fmt.Errorf("%w: part %s in helmstore_parts: %v", driver.ErrCorrupt, d, c.err)
 		}
 		refs[d] = n
 	}
@@ -284,10 +312,16 @@ func (b *Backend) unref(ctx context.Context, tx *stdsql.Tx, ns, d string) (refs 
 	}
 	defer rows.Close()
 	if rows.Next() {
-		if err := rows.Scan(&refs); err != nil {
+		var v any
+		if err := rows.Scan(&v); err != nil {
 			return 0, false, err
 		}
-		ok = true
+		c := values{cols: []string{"refs"}}
+		if refs, ok = c.int(0, v), true; c.err != nil {
+			// A count that is NULL or not a number: the part may still
+			// be used, so it is kept (a leak at worst, never a loss).
+			refs = 1
+		}
 	}
 	return refs, ok, rows.Err()
 }

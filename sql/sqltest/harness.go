@@ -4,10 +4,16 @@
 package sqltest
 
 import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
 	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
 // Open opens the store name at conn, failing t if it cannot.
@@ -18,9 +24,58 @@ func Open(t testing.TB, name, conn string, opts ...driver.Option) driver.Store {
 
 // Harness returns the conformance harness for the SQL driver name (which
 // the caller's imports register): a new database from conn for each Open,
-// another pool over it for Reopen, and the row-editing Tamperer.
+// another pool over it for Reopen, the row-editing Tamperer, Wipe (every
+// row deleted, the schema kept) and, for the dialects with a server,
+// Proxied (the connection string with its host and port mapped).
 func Harness(name string, conn func(t testing.TB) string, opts ...driver.Option) drivertest.Harness {
-	h := drivertest.ConnectionStringHarness(name, conn, opts...)
+	var rewrite drivertest.RewriteAddrs
+	switch name {
+	case "postgres":
+		rewrite = postgresAddrs
+	case "mysql":
+		rewrite = mysqlAddrs
+	}
+	h := drivertest.ProxiedConnectionStringHarness(name, conn, rewrite, opts...)
 	h.Tamper = Tamper
+	h.Wipe = Wipe
 	return h
+}
+
+// postgresAddrs maps the host and port of a postgres:// URL.
+func postgresAddrs(conn string, proxy drivertest.ProxyFunc) (string, error) {
+	u, err := url.Parse(conn)
+	if err != nil {
+		return "", err
+	}
+	if u.Port() == "" {
+		return "", fmt.Errorf("the URL names no port")
+	}
+	u.Host = proxy(u.Host)
+	return u.String(), nil
+}
+
+// mysqlTCP is the address of a go-sql-driver DSN: tcp(host:port).
+var mysqlTCP = regexp.MustCompile(`tcp\(([^)]*)\)`)
+
+// mysqlAddrs maps the tcp(host:port) address of a MySQL DSN.
+func mysqlAddrs(conn string, proxy drivertest.ProxyFunc) (string, error) {
+	m := mysqlTCP.FindStringSubmatchIndex(conn)
+	if m == nil {
+		return "", fmt.Errorf("the DSN names no tcp(host:port) address")
+	}
+	return conn[:m[2]] + proxy(conn[m[2]:m[3]]) + conn[m[3]:], nil
+}
+
+// Wipe deletes every row of the store's tables behind its back, as a
+// restore of an empty database would; the schema stays.
+func Wipe(t *testing.T, s driver.Store) {
+	b, ok := backend.BackendOf(s).(*sqlbackend.Backend)
+	if !ok {
+		t.Fatalf("%T is not a SQL store", s)
+	}
+	for _, table := range []string{"helmstore_part_chunks", "helmstore_parts", "helmstore_labels", "helmstore_releases"} {
+		if _, err := b.DB().ExecContext(context.Background(), "DELETE FROM "+table); err != nil {
+			t.Fatalf("wipe %s: %v", table, err)
+		}
+	}
 }

@@ -43,6 +43,7 @@ func harness(opts ...driver.Option) drivertest.Harness {
 			return open(t, name, append(append([]driver.Option{}, opts...), more...)...)
 		},
 		Tamper: memstore.Tamper,
+		Wipe:   memstore.Wipe,
 	}
 }
 

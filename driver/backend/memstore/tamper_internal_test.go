@@ -116,3 +116,56 @@ func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
 	r.damage = fmt.Errorf("release %q in namespace %q: %w: its stored labels cannot be read", key, ns, driver.ErrCorrupt)
 	return nil
 }
+
+// Wipe empties the space of s (a store opened on memstore) behind its back,
+// as a server restarted without persistence would: the stores open on it
+// stay open.
+func Wipe(t *testing.T, s driver.Store) {
+	b, ok := backend.BackendOf(s).(*memBackend)
+	if !ok {
+		t.Fatalf("%T is not a memstore store", s)
+	}
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	b.s.heads = map[string]map[string]*record{}
+	b.s.parts = map[string]map[backend.Digest]*storedPart{}
+}
+
+// Reshape damages the fields of memstore's records. A head record has
+// only its body to lose (its other fields are what the engine wrote, typed);
+// a part record has a frame, a reference count and a size. Go values
+// cannot change type: there is no WrongType variant.
+func (tp tamperer) Reshape(ctx context.Context, tg drivertest.Target, shape drivertest.Shape, i int) (string, error) {
+	tp.s.mu.Lock()
+	defer tp.s.mu.Unlock()
+	if i > 0 {
+		return "", drivertest.ErrNoVariant
+	}
+	if tg.Key != "" {
+		r, err := tp.record(tg.Namespace, tg.Key)
+		if err != nil {
+			return "", err
+		}
+		if shape != drivertest.MissingField {
+			return "", drivertest.ErrNoVariant
+		}
+		r.head.Body = nil
+		return "head body removed", nil
+	}
+	p, err := tp.part(tg.Namespace, tg.Part)
+	if err != nil {
+		return "", err
+	}
+	switch shape {
+	case drivertest.MissingField:
+		p.frame = nil
+		return "part frame removed", nil
+	case drivertest.HugeCount:
+		p.refs = 1 << 30
+		return "part refs set to 2^30", nil
+	case drivertest.HugeSize:
+		p.size = 1 << 40
+		return "part size set to 2^40", nil
+	}
+	return "", drivertest.ErrNoVariant
+}
