@@ -103,6 +103,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("LostReply", func(t *testing.T) { testLostReply(t, h) })
 	t.Run("DataLoss", func(t *testing.T) { testDataLoss(t, h) })
 	t.Run("Shapes", func(t *testing.T) { testShapes(t, h) })
+	t.Run("TwoStores", func(t *testing.T) { testTwoStores(t, h) })
+	t.Run("Deadlines", func(t *testing.T) { testDeadlines(t, h) })
 }
 
 func (h Harness) open(t *testing.T) driver.Store {

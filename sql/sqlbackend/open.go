@@ -30,8 +30,9 @@ const (
 // connector, checks the connection, lets the dialect adapt itself to the
 // database (Dialect.Prepare, on d, a copy), brings the schema up to date
 // (under the dialect's migration lock) and returns the store: the engine
-// (backend.New) on a Backend. Close closes the pool, and so does a failed
-// Open. A failure to reach the server wraps driver.ErrUnavailable.
+// (backend.New) on a Backend, all within cfg.Timeout. Close closes the
+// pool, and so does a failed Open. A failure to reach the server wraps
+// driver.ErrUnavailable.
 func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *driver.Config) (driver.Store, error) {
 	db := stdsql.OpenDB(connector)
 	if d.OneConnection {
@@ -41,6 +42,14 @@ func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *dr
 		db.SetConnMaxLifetime(connMaxLifetime)
 	}
 	b := &Backend{db: db, d: &d, retries: txRetries}
+	if cfg.Timeout > 0 {
+		// Open is an operation like any other: bounded, so that a server
+		// that stops answering fails it rather than hanging in a dial,
+		// a handshake or a migration lock.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
 	if err := b.prepare(ctx); err != nil {
 		db.Close()
 		return nil, err
