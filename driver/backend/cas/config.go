@@ -32,7 +32,7 @@ type Config struct {
 	// object (default 384 KiB).
 	InlineBodyBytes int
 	// ChunkBytes is the most frame bytes one chunk object holds (default
-	// 600 KiB, about 800 KiB in base64 JSON).
+	// 600 KiB, about 800 KiB in base64 JSON; at least MinChunkBytes).
 	ChunkBytes int
 	// PendingTimeout is how old a head still pending must be before it is
 	// taken for one left by a writer that stopped (default 10 minutes).
@@ -93,6 +93,7 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.InlineBodyBytes, DefaultInlineBodyBytes)
 	def(&c.ChunkBytes, DefaultChunkBytes)
+	c.ChunkBytes = max(c.ChunkBytes, MinChunkBytes)
 	def(&c.Workers, DefaultWorkers)
 	if c.PendingTimeout <= 0 {
 		c.PendingTimeout = DefaultPendingTimeout

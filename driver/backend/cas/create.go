@@ -285,15 +285,17 @@ func (b *Backend) removeHead(ctx context.Context, head *Object) error {
 // is believable.
 func (b *Backend) cleanupHead(ctx context.Context, head *Object) error {
 	refs := someRefsOf(head)
-	var names []string
-	if head.Head != nil {
-		if cs := head.Head.BodyChunks; cs != nil && cs.Count >= 0 && cs.Count <= maxBodyChunks(b.cfg.ChunkBytes) {
-			names = bodyChunkNames(head, cs)
-		}
+	var body *chunkSet
+	if head.Head != nil && head.Head.BodyChunks != nil {
+		c := bodyChunks(head, head.Head.BodyChunks)
+		body = &c
 	}
 	return b.parallel(ctx, len(refs)+1, func(ctx context.Context, i int) error {
 		if i == len(refs) {
-			return b.deleteChunks(ctx, head.Namespace, names)
+			if body == nil {
+				return nil
+			}
+			return b.deleteChunkSet(ctx, *body)
 		}
 		if err := b.cleanupPart(ctx, head.Namespace, refs[i].Kind, refs[i].Digest, head.UID); err != nil {
 			return fmt.Errorf("clean up %s part %s: %w", refs[i].Kind, refs[i].Digest.Short(), err)

@@ -19,9 +19,18 @@
 // chunk, the object it belongs to. A head object may embed the frames of
 // small parts of its own revision (HeadRecord.Embedded, up to
 // Config.EmbedBytes: a values-only upgrade's deltas): those have no part
-// object, need no referrer, are read with the head and go with it. Labels index head objects: the system
-// labels (backend.LabelName, ...), the custom labels, and the protocol's
-// own label LabelPending.
+// object, need no referrer, are read with the head and go with it.
+// Labels index head objects: the system labels (backend.LabelName, ...),
+// the custom labels, and the protocol's own label LabelPending.
+//
+// A count or size an object records (a frame's chunks and bytes) is a
+// claim, not a fact: a reader refuses one that no write could have made
+// (a frame larger than the codec's limits, codec.MaxPartBytes and
+// codec.MaxHeadBytes, allow; more chunks than its bytes make pieces of
+// MinChunkBytes), and reads and deletes chunks a window at a time,
+// stopping at a missing one or at more bytes than recorded, so that what
+// a damaged record costs is bounded by what was written, never by what it
+// claims.
 //
 // # The contract of each ObjectStore operation
 //

@@ -222,7 +222,9 @@ func (b *Backend) headOf(obj *Object) (*backend.Head, error) {
 	return h, nil
 }
 
-// bodyChunkNames names the chunks of obj's chunked body.
+// bodyChunkNames names the chunks of the chunked body cs of the head
+// object obj, which this writer made (its count is not read from the
+// store).
 func bodyChunkNames(obj *Object, cs *ChunkSet) []string {
 	names := make([]string, cs.Count)
 	for i := range names {
@@ -237,15 +239,14 @@ func (b *Backend) loadBody(ctx context.Context, obj *Object, h *backend.Head) er
 	if cs == nil || h.Body != nil {
 		return nil
 	}
-	if cs.Count < 0 || cs.Count > maxBodyChunks(b.cfg.ChunkBytes) {
-		return fmt.Errorf("release %q in namespace %q: %w: its record claims %d chunks", h.Key, h.Namespace, codec.ErrCorrupt, cs.Count)
-	}
-	names := bodyChunkNames(obj, cs)
 	// Chunks never change once written (an Update writes new ones):
 	// stale reads first, fresh ones if they do not hold them all yet.
 	for _, stale := range []bool{true, false} {
-		frame, err := b.readChunks(ctx, obj.Namespace, names, stale)
+		frame, err := b.readChunks(ctx, bodyChunks(obj, cs), stale)
 		if err != nil {
+			if errors.Is(err, codec.ErrCorrupt) {
+				return fmt.Errorf("release %q in namespace %q: %w", h.Key, h.Namespace, err)
+			}
 			return err
 		}
 		if frame != nil && codec.Sum(frame).String() == cs.Digest {
@@ -255,10 +256,6 @@ func (b *Backend) loadBody(ctx context.Context, obj *Object, h *backend.Head) er
 	}
 	return fmt.Errorf("release %q in namespace %q: %w: its record's chunks are missing or do not match their digest", h.Key, h.Namespace, codec.ErrCorrupt)
 }
-
-// maxBodyChunks bounds the chunks of a head body (codec.MaxHeadBytes,
-// compressed, is far less).
-func maxBodyChunks(chunkBytes int) int { return 1 + codec.MaxHeadBytes/chunkBytes }
 
 // Heads returns the visible heads matching q.
 func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {

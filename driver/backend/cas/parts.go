@@ -161,16 +161,13 @@ func (b *Backend) partFrame(ctx context.Context, ref backend.PartRef, obj *Objec
 	if obj.Part.Chunks == 0 {
 		return obj.Part.Data, nil
 	}
-	return b.readChunks(ctx, ref.Namespace, partChunkNames(obj), stale)
+	return b.readChunks(ctx, partChunks(obj), stale)
 }
 
-// partChunkNames names the chunks of the part object obj.
+// partChunkNames names the chunks of the part object obj, which this
+// writer made (its count is not read from the store).
 func partChunkNames(obj *Object) []string {
-	n := 0
-	if obj.Part != nil {
-		n = obj.Part.Chunks
-	}
-	names := make([]string, n)
+	names := make([]string, obj.Part.Chunks)
 	for i := range names {
 		names[i] = ChunkName(obj.UID, "", i)
 	}
@@ -182,48 +179,7 @@ func partChunkNames(obj *Object) []string {
 // one is missing, an error wrapping codec.ErrCorrupt if one is damaged or
 // out of place. For tools and tests that look at what a store holds.
 func (b *Backend) ReadChunks(ctx context.Context, ns string, names []string) ([]byte, error) {
-	return b.readChunks(ctx, ns, names, false)
-}
-
-// readChunks reads and joins the named chunks; nil if any is missing. A
-// store with GetMany reads them in one call (stale reads) and any it did
-// not return one by one.
-func (b *Backend) readChunks(ctx context.Context, ns string, names []string, stale bool) ([]byte, error) {
-	var pre map[string]*Object
-	if br, ok := b.s.(BatchReader); ok && stale && len(names) > 1 && len(names) <= batchNames {
-		pre, _ = br.GetMany(ctx, KindChunk, ns, names, ReadOptions{Stale: true})
-	}
-	chunks := make([][]byte, len(names))
-	missing := false
-	var mu sync.Mutex
-	err := b.parallel(ctx, len(names), func(ctx context.Context, i int) error {
-		obj, ok := pre[names[i]]
-		if !ok {
-			var err error
-			obj, err = b.s.Get(ctx, Ref{Kind: KindChunk, Namespace: ns, Name: names[i]}, ReadOptions{Stale: stale})
-			if errors.Is(err, ErrNotFound) {
-				mu.Lock()
-				missing = true
-				mu.Unlock()
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if obj.Err != nil {
-			return fmt.Errorf("chunk %s: %w", names[i], obj.Err)
-		}
-		if obj.Chunk == nil || obj.Chunk.Index != i {
-			return fmt.Errorf("chunk %s: %w: does not hold piece %d", names[i], codec.ErrCorrupt, i)
-		}
-		chunks[i] = obj.Chunk.Data
-		return nil
-	})
-	if err != nil || missing {
-		return nil, err
-	}
-	return backend.JoinChunks(chunks, len(names), -1)
+	return b.readChunks(ctx, chunkSet{ns: ns, count: len(names), size: -1, limit: maxPartFrame, names: names, what: "chunks"}, false)
 }
 
 // writeChunks creates the chunks of a frame, referred to by owner. A chunk
@@ -473,10 +429,10 @@ func (b *Backend) collectPart(ctx context.Context, obj *Object, owner string) (d
 			return true, err
 		}
 		b.forgetPart(obj.Namespace, d)
-		if obj.Err != nil {
-			return true, nil // its chunks cannot be named: left to Collect
+		if obj.Err != nil || obj.Part == nil || obj.Part.Chunks == 0 {
+			return true, nil // no chunks, or none it can name (left to Collect)
 		}
-		return true, b.deleteChunks(ctx, obj.Namespace, partChunkNames(obj))
+		return true, b.deleteChunkSet(ctx, partChunks(obj))
 	}
 	if len(keep) == len(obj.Referrers) || obj.Err != nil {
 		return true, nil

@@ -152,13 +152,17 @@ func (b *Backend) unwrite(w *written) {
 // dropUnreferenced cleans up what old referenced and updated does not: the
 // parts gone (the head stops referring to them) and an old chunked body.
 func (b *Backend) dropUnreferenced(ctx context.Context, old, updated *Object, gone []backend.PartRef) error {
-	var chunks []string
+	var body *chunkSet
 	if cs := old.Head.BodyChunks; cs != nil && (updated.Head.BodyChunks == nil || updated.Head.BodyChunks.ID != cs.ID) {
-		chunks = bodyChunkNames(old, cs)
+		c := bodyChunks(old, cs)
+		body = &c
 	}
 	err := b.parallel(ctx, len(gone)+1, func(ctx context.Context, i int) error {
 		if i == len(gone) {
-			return b.deleteChunks(ctx, old.Namespace, chunks)
+			if body == nil {
+				return nil
+			}
+			return b.deleteChunkSet(ctx, *body)
 		}
 		return b.cleanupPart(ctx, old.Namespace, gone[i].Kind, gone[i].Digest, old.UID)
 	})

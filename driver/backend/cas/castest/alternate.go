@@ -175,7 +175,7 @@ func (ts *alternating) check(t *testing.T, s driver.Store, os cas.ObjectStore) e
 					dangling = append(dangling, fmt.Sprintf("%s (referrers %v)", o.Name[:12], o.Referrers))
 				}
 			}
-			return fmt.Errorf("Stats counts %d %s parts, the live releases reference %d; not referenced: %v", st.Parts[k], k, len(want[k]), dangling)
+			return fmt.Errorf("stats counts %d %s parts, the live releases reference %d; not referenced: %v", st.Parts[k], k, len(want[k]), dangling)
 		}
 	}
 	return nil

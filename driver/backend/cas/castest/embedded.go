@@ -17,8 +17,21 @@ import (
 // SetPart and DeletePart damage every copy: the part object, if there is
 // one, and the frame in each head embedding d. Each fails if d has no copy
 // at all. t's other methods are used as they are.
+//
+// If t is a drivertest.Reshaper, so is the result: Reshape is t's (which
+// must find embedded parts itself).
 func WithEmbedded(t drivertest.Tamperer, s cas.ObjectStore) drivertest.Tamperer {
-	return embeddedParts{Tamperer: t, store: s}
+	e := embeddedParts{Tamperer: t, store: s}
+	if r, ok := t.(drivertest.Reshaper); ok {
+		return reshapingParts{e, r}
+	}
+	return e
+}
+
+// reshapingParts is embeddedParts over a Tamperer that is a Reshaper.
+type reshapingParts struct {
+	embeddedParts
+	drivertest.Reshaper
 }
 
 type embeddedParts struct {
