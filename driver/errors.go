@@ -51,6 +51,14 @@ var (
 	// Get tells which. Errors about the request itself (a bad release, a
 	// permission denied) do not wrap it.
 	ErrUnavailable = errors.New("storage service unavailable")
+
+	// ErrAccessDenied is wrapped when the store's service refuses the
+	// store's credentials (a wrong password or user, none given where one
+	// is required) or a permission the operation needs (an ACL rule): a
+	// setting to fix, not an outage, so it does not wrap ErrUnavailable,
+	// and never "not found". Nothing was read or written. The error never
+	// shows the credentials.
+	ErrAccessDenied = errors.New("access denied by the storage service")
 )
 
 // ReleaseError is the error every Store method returns for a failure that

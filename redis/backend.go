@@ -32,6 +32,9 @@ type redisBackend struct {
 	// retries bounds how often a write whose head changed between its read
 	// and its script (another writer won) is tried again.
 	retries int
+	// sink is the store's log for go-redis's lines while the store is
+	// open (log.go).
+	sink *logSink
 }
 
 var _ backend.Backend = (*redisBackend)(nil)
@@ -42,7 +45,12 @@ func newBackend(c goredis.UniversalClient, prefix string, log func(string, ...in
 }
 
 // Close closes the client's connections.
-func (b *redisBackend) Close() error { return b.c.Close() }
+func (b *redisBackend) Close() error {
+	if b.sink != nil {
+		b.sink.close()
+	}
+	return b.c.Close()
+}
 
 // namespaces returns ns, or for "" every namespace that may hold releases,
 // sorted. On one server (standalone, Sentinel) that is the registry, which
@@ -58,7 +66,7 @@ func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, err
 	}
 	var nss []string
 	if !b.cluster {
-		err := again(ctx, func() (err error) {
+		err := b.again(ctx, func() (err error) {
 			nss, err = b.c.SMembers(ctx, b.k.namespaces()).Result()
 			return err
 		})
@@ -112,7 +120,7 @@ func (b *redisBackend) scan(ctx context.Context, slotKey, pattern, typ string) (
 			}
 		}
 	}
-	err := again(ctx, func() error {
+	err := b.again(ctx, func() error {
 		out = out[:0]
 		switch c := b.c.(type) {
 		case *goredis.ClusterClient:
@@ -192,7 +200,7 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 		for _, ns := range nss {
 			setsOf[ns] = b.indexSets(ns, q)
 		}
-		err := again(ctx, func() error {
+		err := b.again(ctx, func() error {
 			pipe := b.c.Pipeline()
 			for i, ns := range nss {
 				if sets := setsOf[ns]; len(sets) == 1 {
@@ -225,7 +233,7 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 		return nil, nil
 	}
 	cmds := make([]*goredis.MapStringStringCmd, len(cands))
-	err = again(ctx, func() error {
+	err = b.again(ctx, func() error {
 		pipe := b.c.Pipeline()
 		for i, c := range cands {
 			cmds[i] = pipe.HGetAll(ctx, b.k.head(c.ns, c.key))
@@ -350,7 +358,7 @@ func (b *redisBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[c
 		return out, nil
 	}
 	cmds := make([]*goredis.StringCmd, len(refs))
-	err := again(ctx, func() error {
+	err := b.again(ctx, func() error {
 		pipe := b.c.Pipeline()
 		for i, r := range refs {
 			cmds[i] = pipe.HGet(ctx, b.k.part(r.Namespace, r.Digest), pFrame)
@@ -401,7 +409,7 @@ func (b *redisBackend) Stats(ctx context.Context, ns string) (driver.Stats, erro
 	}
 	headCmds := make([]*goredis.StringSliceCmd, len(nss))
 	partCmds := make([]*goredis.StringSliceCmd, len(nss))
-	err = again(ctx, func() error {
+	err = b.again(ctx, func() error {
 		pipe := b.c.Pipeline()
 		for i, n := range nss {
 			headCmds[i] = pipe.SMembers(ctx, b.k.all(n))
@@ -426,7 +434,7 @@ func (b *redisBackend) Stats(ctx context.Context, ns string) (driver.Stats, erro
 	}
 	var sizes []*goredis.IntCmd
 	var infos []*goredis.SliceCmd
-	err = again(ctx, func() error {
+	err = b.again(ctx, func() error {
 		sizes, infos = sizes[:0], infos[:0]
 		pipe := b.c.Pipeline()
 		for i, n := range nss {

@@ -110,8 +110,36 @@
 // logs a warning. Where CONFIG GET is not allowed (managed Redis, an ACL
 // user without it), Open logs that it cannot check and goes on.
 //
+// # Errors
+//
 // Errors from reaching the server (refused or reset connections, timeouts, a
-// server loading or without a primary) are never "not found". Writes that
-// find the head changed since they read it (another writer) read again and
-// retry: the last writer wins, whole.
+// server loading or without a primary) wrap driver.ErrUnavailable and are
+// never "not found". A server refusing the credentials (WRONGPASS: a wrong
+// password or user; NOAUTH: no password where one is required) or an
+// operation (NOPERM: an ACL rule) wraps driver.ErrAccessDenied instead: a
+// setting to fix, not an outage. A userinfo without ':' is a password, as
+// redis-cli reads it: redis://secret@host authenticates with "secret" (an
+// ACL user without a password is redis://user:@host). Writes that find the
+// head changed since they read it (another writer) read again and retry:
+// the last writer wins, whole.
+//
+// # Failover
+//
+// In Cluster, a command that cannot reach its node (the primary died) makes
+// the client reload the slot map and is sent again, for up to 20 s: the
+// replica the cluster promotes is used as soon as the cluster has it
+// (go-redis alone reloads the map once a minute, and dials the dead address
+// meanwhile). Sending again is safe, since writes are idempotent. go-redis
+// dials once per attempt (dialer_retries defaults to 1 here, 5 in go-redis),
+// so a host that does not answer costs one dial_timeout per attempt.
+//
+// # Logs
+//
+// go-redis logs through one logger per process. This package installs one
+// (redis.SetLogger) that sends a line about a dial error to the log of the
+// store whose connection failed (driver.Config.Log; each store dials through
+// its own dialer, which marks its errors), and any other line to the log of
+// every open store, or to the standard error when none is open. A program
+// that calls redis.SetLogger after importing the package takes its lines
+// back.
 package redis

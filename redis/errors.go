@@ -26,33 +26,52 @@ func (e *unavailableError) Error() string { return e.err.Error() }
 // Unwrap returns the cause and errUnavailable.
 func (e *unavailableError) Unwrap() []error { return []error{e.err, errUnavailable} }
 
+// deniedError wraps a refusal of the store's credentials or permissions.
+type deniedError struct{ err error }
+
+func (e *deniedError) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause and driver.ErrAccessDenied.
+func (e *deniedError) Unwrap() []error { return []error{e.err, driver.ErrAccessDenied} }
+
 // unavailable wraps err (from go-redis) so errors.Is(err, errUnavailable),
-// unless it is a reply that says the request itself was refused: a missing
-// permission (NOPERM) or a key of the wrong type (WRONGTYPE, someone else's
-// key under our prefix).
+// unless it is a reply that says the request itself was refused: the
+// credentials or a permission (WRONGPASS, NOAUTH, NOPERM: wrapped so
+// errors.Is(err, driver.ErrAccessDenied) instead) or a key of the wrong
+// type (WRONGTYPE, someone else's key under our prefix).
 func unavailable(err error) error {
 	if err == nil {
 		return nil
 	}
 	var u *unavailableError
-	if errors.As(err, &u) {
+	var d *deniedError
+	if errors.As(err, &u) || errors.As(err, &d) {
 		return err
 	}
-	if refused(err) {
+	if denied(err) {
+		return &deniedError{err: err}
+	}
+	if isWrongType(err) {
 		return err
 	}
 	return &unavailableError{err: err}
 }
 
-// refused reports whether err is a Redis reply refusing the command for
-// what it is (permissions, types), not for the state of the server.
-func refused(err error) bool {
+// denied reports whether err is a Redis reply refusing the store's
+// credentials (WRONGPASS: a wrong password or user; NOAUTH: none given
+// where one is required) or a permission (NOPERM: an ACL rule).
+func denied(err error) bool {
 	var re goredis.Error
 	if !errors.As(err, &re) {
 		return false
 	}
 	msg := re.Error()
-	return strings.HasPrefix(msg, "NOPERM") || strings.HasPrefix(msg, "WRONGTYPE")
+	for _, p := range []string{"WRONGPASS", "NOAUTH", "NOPERM"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTransport reports whether err is not a Redis error reply at all: the
@@ -79,16 +98,30 @@ func transient(err error) bool {
 }
 
 // again runs fn until it returns nil or an error that is not transient
-// (transientRetries times at most, while ctx lasts), and wraps a failure
-// with unavailable.
-func again(ctx context.Context, fn func() error) error {
+// (for about failoverWindow at most, while ctx lasts), and wraps a failure
+// with unavailable. In Cluster, a failure to reach a node counts as
+// transient too, and makes the client reload the slot map before the next
+// attempt: a primary that died is replaced by its replica within seconds,
+// and go-redis on its own reloads the map once a minute, dialling the dead
+// address meanwhile. Sending a command again is safe: reads are, and
+// every write is an idempotent script (writeScript).
+func (b *redisBackend) again(ctx context.Context, fn func() error) error {
+	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		err := fn()
 		if err == nil {
 			return nil
 		}
-		if !transient(err) || attempt >= transientRetries {
+		retry := transient(err)
+		if b.cluster && !retry && isTransport(err) && ctx.Err() == nil &&
+			!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			retry = true
+		}
+		if !retry || attempt >= transientRetries || time.Since(start) > failoverWindow {
 			return unavailable(err)
+		}
+		if cc, ok := b.c.(*goredis.ClusterClient); ok {
+			cc.ReloadState(ctx) // in the background, at most one at a time
 		}
 		select {
 		case <-ctx.Done():

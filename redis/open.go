@@ -6,12 +6,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -52,6 +50,14 @@ const (
 	paramKeyFile  = "tls_key_file"
 )
 
+// dialerRetries is how many times go-redis dials before a command attempt
+// fails, unless the connection string's dialer_retries says otherwise
+// (go-redis's default is 5): go-redis already sends a failed command again
+// (max_retries), so one dial per attempt is enough, and a host that does
+// not answer costs one dial_timeout per attempt, not five. In Cluster this
+// is also what a slot map reload pays for a dead node it asks first.
+const dialerRetries = 1
+
 // settings is what Open takes from the connection string besides go-redis's
 // own options.
 type settings struct {
@@ -68,18 +74,21 @@ func Open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 // open is Open, dialling mapAddr(addr) for every address addr the client
 // dials, when mapAddr is not nil.
 func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) (driver.Store, error) {
-	c, set, err := newClient(cfg.ConnectionString, mapAddr)
+	sink := &logSink{log: cfg.Log}
+	c, set, err := newClient(cfg.ConnectionString, mapAddr, sink)
 	if err != nil {
 		return nil, err
 	}
 	b := newBackend(c, set.prefix, cfg.Log)
+	b.sink = sink
+	sink.open()
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
 	if err := b.check(ctx, set.allowEviction); err != nil {
-		c.Close()
+		b.Close()
 		return nil, err
 	}
 	return backend.New(b, cfg), nil
@@ -89,8 +98,9 @@ func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) 
 // failover client when master_name is given, a Cluster client for several
 // addresses (host:port,host:port or addr= parameters) or cluster=true, a
 // plain client otherwise. With mapAddr, every connection goes to
-// mapAddr(addr) instead of addr.
-func newClient(conn string, mapAddr func(string) string) (goredis.UniversalClient, settings, error) {
+// mapAddr(addr) instead of addr. The client dials through storeDialer, so
+// that go-redis's lines about its dial errors go to sink.
+func newClient(conn string, mapAddr func(string) string, sink *logSink) (goredis.UniversalClient, settings, error) {
 	set := settings{prefix: DefaultPrefix}
 	if conn == "" {
 		return nil, set, fmt.Errorf("no connection string: set %s to a redis:// or rediss:// URL", driver.ConnectionStringEnv(Name))
@@ -101,6 +111,15 @@ func newClient(conn string, mapAddr func(string) string) (goredis.UniversalClien
 	}
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
 		return nil, set, fmt.Errorf("connection string scheme %q: want redis:// or rediss://", u.Scheme)
+	}
+	if u.User != nil {
+		// redis://secret@host: a userinfo without ':' is a password, as
+		// redis-cli reads it (go-redis would take it for an ACL user
+		// name and send no password). An ACL user without a password is
+		// redis://user:@host.
+		if _, has := u.User.Password(); !has && u.User.Username() != "" {
+			u.User = url.UserPassword("", u.User.Username())
+		}
 	}
 	q := u.Query()
 	if v, ok := q[paramPrefix]; ok {
@@ -148,9 +167,10 @@ func newClient(conn string, mapAddr func(string) string) (goredis.UniversalClien
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
 			return nil, set, err
 		}
-		if mapAddr != nil {
-			o.Dialer = mappedDialer(o.DialTimeout, o.TLSConfig, mapAddr)
+		if o.DialerRetries == 0 {
+			o.DialerRetries = dialerRetries
 		}
+		o.Dialer = storeDialer(o.DialTimeout, o.TLSConfig, mapAddr, sink)
 		return goredis.NewFailoverClient(o), set, nil
 	case several || cluster:
 		o, err := goredis.ParseClusterURL(u.String())
@@ -161,9 +181,10 @@ func newClient(conn string, mapAddr func(string) string) (goredis.UniversalClien
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
 			return nil, set, err
 		}
-		if mapAddr != nil {
-			o.Dialer = mappedDialer(o.DialTimeout, o.TLSConfig, mapAddr)
+		if o.DialerRetries == 0 {
+			o.DialerRetries = dialerRetries
 		}
+		o.Dialer = storeDialer(o.DialTimeout, o.TLSConfig, mapAddr, sink)
 		return goredis.NewClusterClient(o), set, nil
 	default:
 		o, err := goredis.ParseURL(u.String())
@@ -174,32 +195,11 @@ func newClient(conn string, mapAddr func(string) string) (goredis.UniversalClien
 		if err := addTLSFiles(o.TLSConfig, tlsFiles); err != nil {
 			return nil, set, err
 		}
-		if mapAddr != nil {
-			o.Dialer = mappedDialer(o.DialTimeout, o.TLSConfig, mapAddr)
+		if o.DialerRetries == 0 {
+			o.DialerRetries = dialerRetries
 		}
+		o.Dialer = storeDialer(o.DialTimeout, o.TLSConfig, mapAddr, sink)
 		return goredis.NewClient(o), set, nil
-	}
-}
-
-// mappedDialer dials mapAddr(addr) for addr, with TLS (verifying the
-// certificate for addr's host) when conf is set.
-func mappedDialer(timeout time.Duration, conf *tls.Config, mapAddr func(string) string) func(context.Context, string, string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		d := &net.Dialer{Timeout: timeout}
-		c, err := d.DialContext(ctx, network, mapAddr(addr))
-		if err != nil || conf == nil {
-			return c, err
-		}
-		conf := conf.Clone()
-		if conf.ServerName == "" {
-			conf.ServerName, _, _ = net.SplitHostPort(addr)
-		}
-		tc := tls.Client(c, conf)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			c.Close()
-			return nil, err
-		}
-		return tc, nil
 	}
 }
 

@@ -28,7 +28,7 @@ func startSentinel(t *testing.T) (s *testenv.RedisSentinel, secrets []string) {
 
 // The whole suite over a Sentinel connection string (password-protected
 // Sentinels and servers); then Open with a wrong password or master name
-// fails, naming no password.
+// fails, naming no password (a wrong password as driver.ErrAccessDenied).
 func TestConformanceSentinel(t *testing.T) {
 	s, secrets := startSentinel(t)
 	drivertest.Run(t, harness(func(testing.TB) string { return s.URL() }))
@@ -50,6 +50,9 @@ func TestConformanceSentinel(t *testing.T) {
 			}
 			if errors.Is(err, driver.ErrReleaseNotFound) {
 				t.Errorf("Open with a wrong %s: %v", what, err)
+			}
+			if strings.HasSuffix(what, "password") != errors.Is(err, driver.ErrAccessDenied) {
+				t.Errorf("Open with a wrong %s: %v; want driver.ErrAccessDenied for a wrong password (only)", what, err)
 			}
 			for _, secret := range append(secrets, "wrong-sentinel-secret", "wrong-server-secret") {
 				if strings.Contains(err.Error(), secret) {

@@ -24,10 +24,14 @@ var errConflict = fmt.Errorf("%w: the release kept changing under this write", d
 // script sent again (writeScript): go-redis resends within a few seconds.
 const recordTTL = 5 * time.Minute
 
-// transientRetries bounds how often a write script refused for now
-// (transient) is sent again: about 20 s at most, as long as a Cluster
-// failover takes.
-const transientRetries = 400
+// transientRetries and failoverWindow bound how often and for how long a
+// command refused for now (transient), or in Cluster one that could not
+// reach its node, is sent again: about as long as a Cluster failover
+// takes (cluster-node-timeout, 15 s by default, and an election).
+const (
+	transientRetries = 400
+	failoverWindow   = 20 * time.Second
+)
 
 // partOp is one change of a part's references by a write.
 type partOp struct {
@@ -131,7 +135,7 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 		args = append(args, at(b.k.part(w.ns, p.d)), p.d.String(), p.delta, flag(p.want), flag(sent[p.d]), kind, size, frame)
 	}
 	var reply []interface{}
-	err := again(ctx, func() (err error) {
+	err := b.again(ctx, func() (err error) {
 		reply, err = writeScript.Run(ctx, b.c, ks, args...).Slice()
 		return err
 	})
@@ -300,7 +304,7 @@ func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*cod
 // that is not a hash is returned with Err, and wrongTypeRev as its rev.
 func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*backend.Head, map[string]string, error) {
 	var m map[string]string
-	err := again(ctx, func() (err error) {
+	err := b.again(ctx, func() (err error) {
 		m, err = b.c.HGetAll(ctx, b.k.head(ns, key)).Result()
 		return err
 	})
