@@ -291,6 +291,13 @@ func (b *redisBackend) prune(ctx context.Context, ns, key string, sets []string)
 func parseHead(ns, key string, m map[string]string) (h *backend.Head, rev string) {
 	h = &backend.Head{Namespace: ns, Key: key, Name: m[fName], Status: m[fStatus], Owner: m[fOwner], Body: []byte(m[fBody])}
 	var problems []string
+	// Every write stores every field (empty for none): one missing is
+	// damage (a missing labels field would read as no labels).
+	for _, f := range headFieldsWritten {
+		if _, ok := m[f]; !ok {
+			problems = append(problems, fmt.Sprintf("field %s is missing", f))
+		}
+	}
 	num := func(f string) int64 {
 		s := m[f]
 		if s == "" {
@@ -327,6 +334,11 @@ func parseHead(ns, key string, m map[string]string) (h *backend.Head, rev string
 	}
 	return h, m[fRev]
 }
+
+// headFieldsWritten are the fields headFields writes (rev aside, which
+// only writers compare).
+var headFieldsWritten = []string{fName, fVersion, fStatus, fOwner, fCreated, fModified, fLabels,
+	fChart, fValues, fManifest, fVBase, fMBase, fBody}
 
 // headFields returns the hash fields of h, with created as given (an Update
 // keeps the stored one).
