@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -24,8 +25,9 @@ const (
 )
 
 // twoStoresGen draws the releases of the TwoStores test from small pools of
-// charts, values and manifests, so that releases share parts and parts come
-// and go as releases are created, updated and deleted.
+// charts, values and manifests, so that releases share parts, and makes
+// values and manifests of their own now and then, so that parts come and
+// go as releases are created, updated and deleted.
 type twoStoresGen struct {
 	r         *rand.Rand
 	charts    []*chart.Chart
@@ -52,9 +54,22 @@ func (g *twoStoresGen) release(ns, name string, v int, like *release.Release) *r
 	if like != nil {
 		r.Chart, r.Config, r.Manifest = like.Chart, like.Config, like.Manifest
 	} else {
+		// Shared parts, or now and then parts of the revision's own,
+		// which its write must create and its removal collect.
+		// (Charts are never embedded in a head and never deltas: a chart
+		// of its own is a part object on every backend.)
 		r.Chart = g.charts[g.r.IntN(len(g.charts))]
+		if g.r.IntN(3) == 0 {
+			r.Chart = testChart("own", fmt.Sprintf("1.%d.0", g.r.Uint32()))
+		}
 		r.Config = g.values[g.r.IntN(len(g.values))]
+		if g.r.IntN(3) == 0 {
+			r.Config = map[string]interface{}{"own": float64(g.r.Uint32())}
+		}
 		r.Manifest = g.manifests[g.r.IntN(len(g.manifests))]
+		if g.r.IntN(2) == 0 {
+			r.Manifest = fmt.Sprintf("kind: ConfigMap # %s %d %d\n", name, v, g.r.Uint32())
+		}
 	}
 	r.Info.Description = fmt.Sprintf("op %d", g.r.IntN(1000))
 	return r
@@ -115,41 +130,46 @@ func testTwoStores(t *testing.T, h Harness) {
 		fresh.Close()
 	}
 	reopened := 0
+	last := map[string]int{}    // the last revision created, by namespace/name
+	deleted := map[string]int{} // the last revision deleted, by namespace/name
 	for i := 0; i < n; i++ {
 		which := i % 2
 		ns, name := nss[g.r.IntN(len(nss))], names[g.r.IntN(len(names))]
 		ours, oracle := stores[which].Namespace(ns), mem.Namespace(ns)
 		revs := revisions(ns, name)
-		next := 1
-		if len(revs) > 0 {
-			next = revs[len(revs)-1].Version + 1
-		}
-		existing := func() int {
-			if len(revs) == 0 || g.r.IntN(10) == 0 {
-				return next + g.r.IntN(2) // none, or one that is not there
-			}
-			return revs[g.r.IntN(len(revs))].Version
-		}
+		// Revisions are numbered as Helm numbers them, one more than the
+		// last ever written, so a revision deleted stays deleted.
+		next := last[ns+"/"+name] + 1
+		// existing picks a revision to update, delete or get, among all
+		// ever written and the next: often one deleted before (as often
+		// by the other store, which this one may have read or written
+		// before it went) or one never written.
+		existing := func() int { return 1 + g.r.IntN(next) }
 		var desc string
 		var gotErr, wantErr error
 		var got, want *release.Release
 		switch op := g.r.IntN(100); {
-		case op < 30:
+		case op < 25:
 			r := g.release(ns, name, next, nil)
 			desc = "create " + ns + "/" + key(name, next)
 			gotErr, wantErr = ours.Create(key(name, next), r), oracle.Create(key(name, next), r)
-		case op < 42 && len(revs) > 0:
+		case op < 33 && len(revs) > 0:
 			// A rollback: the parts of an earlier revision, again.
 			r := g.release(ns, name, next, revs[g.r.IntN(len(revs))])
 			desc = "rollback-style create " + ns + "/" + key(name, next)
 			gotErr, wantErr = ours.Create(key(name, next), r), oracle.Create(key(name, next), r)
-		case op < 47 && len(revs) > 0:
+		case op < 37 && len(revs) > 0:
 			v := revs[g.r.IntN(len(revs))].Version
 			r := g.release(ns, name, v, nil)
 			desc = "create existing " + ns + "/" + key(name, v)
 			gotErr, wantErr = ours.Create(key(name, v), r), oracle.Create(key(name, v), r)
-		case op < 70:
+		case op < 62:
 			v := existing()
+			if k, ok := deleted[ns+"/"+name]; ok && g.r.IntN(2) == 0 {
+				// The revision the other store deleted last: this
+				// store may have seen it.
+				v = k
+			}
 			var like *release.Release
 			if g.r.IntN(3) == 0 && len(revs) > 0 {
 				like = revs[g.r.IntN(len(revs))]
@@ -157,12 +177,15 @@ func testTwoStores(t *testing.T, h Harness) {
 			r := g.release(ns, name, v, like)
 			desc = "update " + ns + "/" + key(name, v)
 			gotErr, wantErr = ours.Update(key(name, v), r), oracle.Update(key(name, v), r)
-		case op < 90:
+		case op < 92:
 			v := existing()
 			desc = "delete " + ns + "/" + key(name, v)
 			got, gotErr = ours.Delete(key(name, v))
 			want, wantErr = oracle.Delete(key(name, v))
-		case op < 96:
+			if wantErr == nil {
+				deleted[ns+"/"+name] = v
+			}
+		case op < 97:
 			v := existing()
 			desc = "get " + ns + "/" + key(name, v)
 			got, gotErr = ours.Get(key(name, v))
@@ -174,6 +197,11 @@ func testTwoStores(t *testing.T, h Harness) {
 			}
 			stores[which] = reopen()
 			reopened++
+		}
+		if strings.HasPrefix(desc, "create ") || strings.HasPrefix(desc, "rollback") {
+			if wantErr == nil {
+				last[ns+"/"+name] = next
+			}
 		}
 		if a, b := errClass(gotErr), errClass(wantErr); a != b {
 			t.Fatalf("seed %d op %d (store %d) %s: error %q, Helm's Memory driver: %q", seed, i, which, desc, a, b)
