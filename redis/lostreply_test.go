@@ -1,0 +1,90 @@
+package redis_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/redis"
+)
+
+// largeRelease is revision 1 of name with about size bytes of values that
+// do not compress.
+func largeRelease(name string, size int) *release.Release {
+	r := smallRelease(name, "default", 1, release.StatusDeployed)
+	b := make([]byte, size*3/4)
+	_, _ = rand.Read(b)
+	r.Config["blob"] = base64.StdEncoding.EncodeToString(b)
+	return r
+}
+
+// The case, made exact: the reply of a Delete that carries a large
+// release (16 MiB of values, read with no part cache) is lost after the
+// server applied it, at each message of the Delete in turn. The Delete
+// returns the release whole (the resent script answers from its record)
+// or fails as unavailable, never "not found"; the release is gone; and no
+// record holding its frames is left behind.
+func TestLostDeleteReplyLargeRelease(t *testing.T) {
+	n := testenv.StartRedisNode(t)
+	conn := withPrefix(t, "redis://"+n.Addr+"/0")
+	prefix := prefixOf(t, conn)
+	s := openStore(t, conn)
+	defer s.Close()
+	loss := &testenv.ReplyLoss{}
+	p := testenv.NewLossyProxy(t, n.Addr, loss)
+	ps, err := redis.OpenProxied(conn, func(string) string { return p.Addr }, driver.WithCacheBytes(0), driver.WithTimeout(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	admin := n.Client()
+	defer admin.Close()
+	ctx := context.Background()
+	r := largeRelease("big", 16<<20)
+	key := backend.MakeKey("big", 1)
+	lostAfterApply := 0
+	for k := 1; k <= 4; k++ {
+		if err := s.Create(key, r); err != nil {
+			t.Fatal(err)
+		}
+		loss.Arm(k)
+		got, err := ps.Delete(key)
+		fired := loss.Disarm()
+		switch {
+		case errors.Is(err, driver.ErrReleaseNotFound):
+			t.Fatalf("Delete whose reply to message %d was lost: %v", k, err)
+		case err == nil:
+			if got.Config["blob"] != r.Config["blob"] {
+				t.Fatalf("Delete whose reply to message %d was lost returned another release", k)
+			}
+		case !redis.IsUnavailable(err):
+			t.Fatalf("Delete whose reply to message %d was lost: %v; want the release, or unavailable", k, err)
+		}
+		if _, err := s.Get(key); !errors.Is(err, driver.ErrReleaseNotFound) {
+			t.Fatalf("Get after the Delete (reply to message %d lost): %v", k, err)
+		}
+		if fired && err == nil {
+			lostAfterApply++
+		}
+		records, err := admin.Keys(ctx, prefix+":{default}:o:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range records {
+			if size, err := admin.StrLen(ctx, rec).Result(); err != nil || size > 1<<10 {
+				t.Fatalf("a write record of %d bytes is left after the Delete (reply to message %d lost): %v", size, k, err)
+			}
+		}
+	}
+	if lostAfterApply == 0 {
+		t.Fatal("no Delete lost a reply and then succeeded: the test lost nothing")
+	}
+}
