@@ -2,6 +2,7 @@ package drivertest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -15,7 +16,9 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
-	_ "github.com/helmstore/helmstore/sql" // sqlite, under the broken wrappers
+	"github.com/helmstore/helmstore/internal/testenv"
+	_ "github.com/helmstore/helmstore/sql" // sqlite and postgres, under the broken wrappers
+	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // brokenEnv, in a child process of TestBrokenBackendsFail, names the broken
@@ -47,12 +50,21 @@ func TestBrokenBackendsFail(t *testing.T) {
 			`with the reserved label "helmstore.io/x" succeeded; want it refused`},
 		{"accepts-reserved", "ReservedLabels", "ReservedLabels/Update",
 			`with the reserved label "helmstore.io/x" succeeded; want it refused`},
+		{"sound", "DataLoss", "", ""},
+		{"forgets-namespaces", "DataLoss", "DataLoss",
+			"round 1: the store that wrote: List of all namespaces after the wipe: 0 releases"},
+		{"sound-postgres", "LostReply", "", ""},
+		{"retries-writes", "LostReply", "LostReply/Create", "already exists; want nil or driver.ErrUnavailable"},
+		{"retries-writes", "LostReply", "LostReply/Delete", "not found; want nil or driver.ErrUnavailable"},
 	} {
 		name := c.failed
 		if name == "" {
 			name = c.run
 		}
 		t.Run(c.broken+"/"+name, func(t *testing.T) {
+			if c.broken == "sound-postgres" || c.broken == "retries-writes" {
+				testenv.PostgresServer(t) // skipped, or failed, here rather than in the child
+			}
 			pattern := "^TestBrokenBackendsFail$"
 			for _, part := range strings.Split(c.run, "/") {
 				pattern += "/^" + part + "$"
@@ -78,9 +90,27 @@ func TestBrokenBackendsFail(t *testing.T) {
 
 // brokenHarness returns a harness over SQLite stores wrapped as which
 // names: "sound" (unchanged), "conflict-on-stale" (an Update from a stale
-// read fails with ErrConflict) or "accepts-reserved" (reserved labels are
-// accepted, and dropped).
+// read fails with ErrConflict), "accepts-reserved" (reserved labels are
+// accepted, and dropped) or "forgets-namespaces" (all-namespaces reads see
+// only the namespaces a store registered once); or over PostgreSQL stores
+// (brokenPostgres).
 func brokenHarness(which string) drivertest.Harness {
+	switch which {
+	case "sound-postgres", "retries-writes":
+		return brokenPostgres(which)
+	}
+	var regMu sync.Mutex
+	registries := map[string]*registry{} // by SQLite file
+	registryOf := func(path string) *registry {
+		regMu.Lock()
+		defer regMu.Unlock()
+		r := registries[path]
+		if r == nil {
+			r = &registry{set: map[string]bool{}}
+			registries[path] = r
+		}
+		return r
+	}
 	wrap := func(s driver.Store, path string, v *versions) driver.Store {
 		switch which {
 		case "sound":
@@ -89,6 +119,8 @@ func brokenHarness(which string) drivertest.Harness {
 			return &staleConflicts{wrapped: wrapped{Store: s, path: path}, v: v, read: map[string]int{}}
 		case "accepts-reserved":
 			return &acceptsReserved{wrapped: wrapped{Store: s, path: path}}
+		case "forgets-namespaces":
+			return &forgetsNamespaces{wrapped: wrapped{Store: s, path: path}, reg: registryOf(path), memo: new(sync.Map), ns: driver.DefaultNamespace}
 		}
 		panic("unknown broken store " + which)
 	}
@@ -111,6 +143,43 @@ func brokenHarness(which string) drivertest.Harness {
 				v = sc.v
 			}
 			return wrap(open(t, w.base().path, opts...), w.base().path, v)
+		},
+		Wipe: func(t *testing.T, s driver.Store) {
+			w := s.(interface{ base() *wrapped })
+			sqltest.Wipe(t, w.base().Store)
+			registryOf(w.base().path).clear()
+		},
+	}
+}
+
+// brokenPostgres returns a harness over PostgreSQL stores, for the tests
+// that need a network (Harness.Proxied): "sound-postgres" (unchanged) or
+// "retries-writes" (a write that failed with ErrUnavailable is sent again
+// at once, as a client library that resends a command whose reply it lost
+// does).
+func brokenPostgres(which string) drivertest.Harness {
+	h := sqltest.Harness("postgres", testenv.Postgres)
+	wrap := func(s driver.Store) driver.Store {
+		if which == "retries-writes" {
+			return &retriesWrites{wrapped: wrapped{Store: s}}
+		}
+		return &wrapped{Store: s}
+	}
+	unwrap := func(s driver.Store) driver.Store { return s.(interface{ base() *wrapped }).base().Store }
+	return drivertest.Harness{
+		Open: func(t *testing.T) driver.Store {
+			testenv.PostgresServer(t)
+			return wrap(h.Open(t))
+		},
+		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
+			return wrap(h.Reopen(t, unwrap(s), opts...))
+		},
+		Proxied: func(t *testing.T, s driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+			ps, err := h.Proxied(t, unwrap(s), proxy, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return wrap(ps), nil
 		},
 	}
 }
@@ -193,4 +262,119 @@ func (s *acceptsReserved) Create(key string, r *release.Release) error {
 
 func (s *acceptsReserved) Update(key string, r *release.Release) error {
 	return s.Store.Update(key, withoutReserved(r))
+}
+
+// registry is the set of namespaces a store that keeps one records, shared
+// by every store over the data (as a Redis set of namespaces is).
+type registry struct {
+	mu  sync.Mutex
+	set map[string]bool
+}
+
+func (r *registry) add(ns string) { r.mu.Lock(); r.set[ns] = true; r.mu.Unlock() }
+
+func (r *registry) has(ns string) bool { r.mu.Lock(); defer r.mu.Unlock(); return r.set[ns] }
+
+func (r *registry) clear() { r.mu.Lock(); r.set = map[string]bool{}; r.mu.Unlock() }
+
+// forgetsNamespaces is broken as issue 22's Redis store was: it registers a
+// namespace once per store (its views share the memo) and reads across
+// namespaces only those registered, so after the data is lost its later
+// writes to a namespace it registered before are invisible to every
+// all-namespaces read.
+type forgetsNamespaces struct {
+	wrapped
+	reg  *registry
+	memo *sync.Map // namespaces this store registered
+	ns   string    // the view's namespace
+}
+
+func (s *forgetsNamespaces) Namespace(ns string) driver.Store {
+	return &forgetsNamespaces{wrapped: wrapped{Store: s.Store.Namespace(ns), path: s.path}, reg: s.reg, memo: s.memo, ns: ns}
+}
+
+func (s *forgetsNamespaces) wrote(r *release.Release, err error) error {
+	if err == nil {
+		ns := r.Namespace
+		if ns == "" {
+			ns = s.ns
+		}
+		if _, seen := s.memo.LoadOrStore(ns, true); !seen {
+			s.reg.add(ns)
+		}
+	}
+	return err
+}
+
+func (s *forgetsNamespaces) Create(key string, r *release.Release) error {
+	return s.wrote(r, s.Store.Create(key, r))
+}
+
+func (s *forgetsNamespaces) Update(key string, r *release.Release) error {
+	return s.wrote(r, s.Store.Update(key, r))
+}
+
+// registered keeps, for an all-namespaces view, the releases of registered
+// namespaces.
+func (s *forgetsNamespaces) registered(rs []*release.Release) []*release.Release {
+	if s.ns != "" {
+		return rs
+	}
+	var out []*release.Release
+	for _, r := range rs {
+		if s.reg.has(r.Namespace) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (s *forgetsNamespaces) List(filter func(*release.Release) bool) ([]*release.Release, error) {
+	rs, err := s.Store.List(filter)
+	return s.registered(rs), err
+}
+
+func (s *forgetsNamespaces) Query(labels map[string]string) ([]*release.Release, error) {
+	rs, err := s.Store.Query(labels)
+	if rs = s.registered(rs); err == nil && len(rs) == 0 {
+		return nil, driver.ErrReleaseNotFound
+	}
+	return rs, err
+}
+
+func (s *forgetsNamespaces) Get(key string) (*release.Release, error) {
+	r, err := s.Store.Get(key)
+	if err == nil && len(s.registered([]*release.Release{r})) == 0 {
+		return nil, driver.ErrReleaseNotFound
+	}
+	return r, err
+}
+
+// retriesWrites is broken as go-redis made issue 22's Redis store: a write
+// whose reply was lost is sent again, and the second run answers for a
+// state the first one made.
+type retriesWrites struct{ wrapped }
+
+func (s *retriesWrites) Create(key string, r *release.Release) error {
+	err := s.Store.Create(key, r)
+	if errors.Is(err, driver.ErrUnavailable) {
+		err = s.Store.Create(key, r)
+	}
+	return err
+}
+
+func (s *retriesWrites) Update(key string, r *release.Release) error {
+	err := s.Store.Update(key, r)
+	if errors.Is(err, driver.ErrUnavailable) {
+		err = s.Store.Update(key, r)
+	}
+	return err
+}
+
+func (s *retriesWrites) Delete(key string) (*release.Release, error) {
+	r, err := s.Store.Delete(key)
+	if errors.Is(err, driver.ErrUnavailable) {
+		r, err = s.Store.Delete(key)
+	}
+	return r, err
 }
