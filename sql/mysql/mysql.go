@@ -104,6 +104,9 @@ func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Log != nil {
+		mc.Logger = driverLog(cfg.Log)
+	}
 	connector, err := gomysql.NewConnector(mc)
 	if err != nil {
 		return nil, fmt.Errorf("invalid connection string: %w", err)
@@ -122,3 +125,10 @@ func chunkSize(maxPacket int) int {
 	}
 	return c
 }
+
+// driverLog is the MySQL driver's logger: the store's log, rather than the
+// driver's default, which writes to the process's standard error.
+type driverLog func(format string, v ...interface{})
+
+// Print logs what the driver says.
+func (l driverLog) Print(v ...any) { l("helmstore: mysql driver: %s", fmt.Sprint(v...)) }
