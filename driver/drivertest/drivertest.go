@@ -31,7 +31,22 @@
 //     leave exactly one of their releases, whole;
 //  12. reserved labels: a custom label under helmstore.io/ is refused on
 //     Create and Update with an error naming the release and the label,
-//     and nothing is stored.
+//     and nothing is stored;
+//  13. lost replies (Harness.Proxied): the reply to each message of a
+//     Create, an Update and a Delete lost in turn after the service applied
+//     it: nil or driver.ErrUnavailable, the write whole or not at all with
+//     exact part counts, and a second attempt answering for what is stored;
+//  14. data loss (Harness.Wipe): every write after the data is wiped
+//     behind the store's back is seen by every view, from that store and a
+//     fresh one;
+//  15. damage to the shape of records (a Tamperer that is a Reshaper):
+//     driver.ErrCorrupt for the releases it touches only, within the
+//     deadline and bounded memory, deletable;
+//  16. two stores writing in turns over one set of data, one reopened now
+//     and then: every answer as Helm's Memory driver's, exact part counts;
+//  17. deadlines (Harness.Proxied): Open, operations and Close through a
+//     blackholed network path give up within their bound with
+//     driver.ErrUnavailable.
 //
 // Bench is the benchmark loop every backend's benchmarks share (writes,
 // reads cold and warm, bytes per revision), run beside Helm's own drivers
