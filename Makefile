@@ -18,7 +18,7 @@ BENCH ?= .
 # staticcheck's default checks, pinned (2026.2.2; supports Go 1.26).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test quickstart bench bench-smoke vet staticcheck services kube
+.PHONY: test quickstart bench bench-smoke vet staticcheck services kube fuzz
 
 ## quickstart: a Helm lifecycle on the embedded SQLite store, no server needed.
 quickstart:
@@ -32,7 +32,17 @@ test: services vet staticcheck
 	@$(GO) run ./internal/testenv/cmd/kubebin -optional
 	@echo "test: running the tests of every package: about 7 minutes on 2 otherwise idle cores once built, longer on a busy machine (a first run first compiles the test binaries: a few minutes more); go test prints one line per package as it ends"
 	$(GO) test -count=1 -timeout 80m ./...
+	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory bench-smoke
+
+## fuzz: each fuzz test for FUZZTIME beyond its seed corpus (which every plain go test runs);
+## one fuzz target per go test -fuzz run. A first run compiles the package's dependencies
+## with coverage instrumentation (a few minutes on 2 cores); a failing input is saved under
+## the package's testdata/fuzz/ and then runs in every go test.
+FUZZTIME ?= 20s
+fuzz:
+	@echo "fuzz: FuzzRedact for $(FUZZTIME) (a first run first compiles the dependencies with coverage instrumentation: a few minutes)"
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) ./driver/
 
 vet:
 	@echo "vet: go vet ./..."

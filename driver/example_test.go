@@ -48,12 +48,13 @@ func ExampleOpen() {
 }
 
 // Unknown driver names get an error listing the names Open can open (here
-// package sql's and ExampleRegister's "appdata"), and helmstore's backends
-// not imported (for a name of one of them, the import that registers it).
+// those of every backend this package's tests import, and ExampleRegister's
+// "appdata"), and helmstore's backends not imported (for a name of one of
+// them, the import that registers it).
 func ExampleOpen_unknown() {
 	_, err := driver.Open(context.Background(), "etcd", "")
 	fmt.Println(err)
-	// Output: helmstore: unknown storage driver "etcd": registered backends are appdata, mysql, postgres, sqlite; not imported: cosmos, crsplit, memstore, redis
+	// Output: helmstore: unknown storage driver "etcd": registered backends are appdata, cosmos, crsplit, mysql, postgres, redis, sqlite; not imported: memstore
 }
 
 // Init is a drop-in for action.Configuration.Init: HELM_DRIVER picks the

@@ -80,3 +80,54 @@ func TestRedactMalformedConnectionStrings(t *testing.T) {
 		})
 	}
 }
+
+// Redact takes out every secret of the forms FuzzRedact plants them in, and
+// leaves strings without secrets as they are.
+func TestRedactForms(t *testing.T) {
+	const key = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
+	for _, c := range []struct{ conn, want string }{
+		// A password alone in a redis URL's user slot.
+		{"redis://Zq7pw9W9x@127.0.0.1:1/0", "redis://xxxxx@127.0.0.1:1/0"},
+		{"rediss://Zq7p%40w9W9x@127.0.0.1:1/0", "rediss://xxxxx@127.0.0.1:1/0"},
+		// Credential parameters whose name only ends in password.
+		{"postgres://u@h/db?sslpassword=Zq7pw9W9x&sslmode=disable", "postgres://u@h/db?sslpassword=xxxxx&sslmode=disable"},
+		{"redis://h:1/0?master_name=m&sentinel_password=Zq7pw9W9x", "redis://h:1/0?master_name=m&sentinel_password=xxxxx"},
+		{"host=h sslpassword=Zq7pw9W9x dbname=d", "host=h sslpassword=xxxxx dbname=d"},
+		// A libpq value runs to whitespace, ';' and '&' included.
+		{"host=h password=Zq7p;w&9W9x dbname=d", "host=h password=xxxxx dbname=d"},
+		// A missing '=', a misspelt key name.
+		{"host=h password Zq7pw9W9x dbname=d", "host=h password xxxxx dbname=d"},
+		{"host=h pasword=Zq7pw9W9x dbname=d", "host=h pasword=xxxxx dbname=d"},
+		{"postgres://u@h/db?passwrod=Zq7pw9W9x&sslmode=disable", "postgres://u@h/db?passwrod=xxxxx&sslmode=disable"},
+		// Cosmos DB: a value runs to ';'; a misspelt AccountKey, one without
+		// '=', a bare key as a segment or as the whole string.
+		{"AccountEndpoint=https://h/;AccountKey=Zq7p w9W9x;Database=helm;", "AccountEndpoint=https://h/;AccountKey=xxxxx;Database=helm;"},
+		{"AccountEndpoint=https://h/;AccountKy=Zq7pw9W9x;Database=helm;", "AccountEndpoint=https://h/;AccountKy=xxxxx;Database=helm;"},
+		{"AccountEndpoint=https://h/;AccountKey " + key + ";Database=helm;", "AccountEndpoint=https://h/;xxxxx;Database=helm;"},
+		{"AccountEndpoint=https://h/;" + key + ";Database=helm;", "AccountEndpoint=https://h/;xxxxx;Database=helm;"},
+		{key, "xxxxx"},
+		{key + ";", "xxxxx;"},
+	} {
+		if got := driver.Redact(c.conn); got != c.want {
+			t.Errorf("Redact(%q) = %q, want %q", c.conn, got, c.want)
+		}
+	}
+	for _, conn := range []string{
+		"redis://127.0.0.1:6379/0",
+		"rediss://redis.example:6380/0?tls_ca_file=/etc/ca.pem",
+		"redis://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000",
+		"redis://cluster.example:7000?cluster=true&key_prefix=helm",
+		"postgresql://helm@db.example.com/helm?sslmode=require&search_path=helm",
+		"host=db.example.com port=5432 user=helm dbname=helm sslmode=verify-full",
+		"helm@unix(/run/mysqld/mysqld.sock)/helm",
+		"mysql://helm@db.example.com:3306/helm?allowNativePasswords=true",
+		"/var/lib/mytool/helm.db", ":memory:", "file:/var/lib/mytool/helm.db?_pragma=synchronous(NORMAL)",
+		"AccountEndpoint=https://acct.documents.azure.com:443/;Database=helm;Container=releases;",
+		// kubeconfig contexts (crsplit)
+		"staging", "gke_my-project_us-central1-a_my-cluster", "kind-helmstore", "arn:aws:eks:us-west-2:123456789012:cluster/prod",
+	} {
+		if got := driver.Redact(conn); got != conn {
+			t.Errorf("Redact(%q) = %q, want it unchanged", conn, got)
+		}
+	}
+}
