@@ -75,10 +75,14 @@
 //     a token of its own for five minutes (<prefix>:{ns}:o:<token>), and a
 //     run that finds the record returns it, writing nothing: a Create whose
 //     reply was lost answers nil, not "exists", and a Delete returns the
-//     release it deleted, not "not found". Records that hold frames (a
-//     Delete's) are removed as soon as the reply arrives. A write whose
-//     every reply is lost fails as unavailable: it may or may not have
-//     been applied, and a Get tells which.
+//     release it deleted, not "not found". A record holds the reply's
+//     status and the digests of the parts it freed, never frames: a
+//     Delete reads the frames it returns before its script (they cannot
+//     change while the head still has the rev the script checks), so
+//     however large the release, its record is small, and a Delete whose
+//     frames cannot be read in time fails as unavailable having written
+//     nothing. A write whose every reply is lost fails as unavailable: it
+//     may or may not have been applied, and a Get tells which.
 //   - Checked before its first write. Redis does not roll a script back,
 //     so the script checks the type of every key it touches and that every
 //     reference count it changes is a number before it writes anything: a

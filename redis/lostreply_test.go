@@ -88,3 +88,69 @@ func TestLostDeleteReplyLargeRelease(t *testing.T) {
 		t.Fatal("no Delete lost a reply and then succeeded: the test lost nothing")
 	}
 }
+
+// A Delete of a large release through a store whose read_timeout is far
+// too short to read it (the 128 MiB with read_timeout=1s, scaled
+// down): whatever it answers, it never says "not found", and it leaves no
+// record holding the release's frames (the script once kept them in its
+// reply's record, for five minutes, when no reply of it could be read).
+func TestDeleteTooLargeForReadTimeout(t *testing.T) {
+	n := testenv.StartRedisNode(t)
+	conn := withPrefix(t, "redis://"+n.Addr+"/0")
+	prefix := prefixOf(t, conn)
+	s := openStore(t, conn)
+	defer s.Close()
+	// Open's own replies are small, but a loaded machine can miss 5 ms:
+	// a few tries.
+	var slow driver.Store
+	var err error
+	for try := 0; slow == nil; try++ {
+		if slow, err = driver.Open(context.Background(), redis.Name, conn+"&read_timeout=5ms", driver.WithCacheBytes(0)); err != nil && try == 4 {
+			t.Fatal(err)
+		}
+	}
+	defer slow.Close()
+	admin := n.Client()
+	defer admin.Close()
+	ctx := context.Background()
+	r := largeRelease("big", 16<<20)
+	key := backend.MakeKey("big", 1)
+	for i := 0; i < 3; i++ {
+		if _, err := s.Get(key); errors.Is(err, driver.ErrReleaseNotFound) {
+			if err := s.Create(key, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, derr := slow.Delete(key)
+		switch {
+		case errors.Is(derr, driver.ErrReleaseNotFound):
+			t.Fatalf("Delete: %v", derr)
+		case derr == nil:
+			if got.Config["blob"] != r.Config["blob"] {
+				t.Fatal("Delete returned another release")
+			}
+		case !redis.IsUnavailable(derr):
+			t.Fatalf("Delete: %v; want the release, or unavailable", derr)
+		}
+		// Gone if the Delete said so; else gone or whole.
+		left, err := s.Get(key)
+		switch {
+		case errors.Is(err, driver.ErrReleaseNotFound):
+		case err != nil:
+			t.Fatalf("Get after the Delete (error: %v): %v", derr, err)
+		case derr == nil:
+			t.Fatal("Get finds the release the Delete returned")
+		case left.Config["blob"] != r.Config["blob"]:
+			t.Fatalf("Get after the Delete (error: %v) returns another release", derr)
+		}
+		records, err := admin.Keys(ctx, prefix+":{default}:o:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range records {
+			if size, err := admin.StrLen(ctx, rec).Result(); err != nil || size > 1<<10 {
+				t.Fatalf("Delete (error: %v) left a write record of %d bytes (%v)", derr, size, err)
+			}
+		}
+	}
+}

@@ -38,18 +38,18 @@ import goredis "github.com/redis/go-redis/v9"
 // sets); the namespace; the registry's position in KEYS ("0": none); the
 // record's time to live in milliseconds; n, then n field/value pairs of
 // the head; n, then the positions in KEYS of the sets to remove the member
-// from; n, then of the sets to add it to; n, then n part operations of 8
+// from; n, then of the sets to add it to; n, then n part operations of 7
 // values each: position in KEYS of the part's hash, digest, reference
-// delta (1, -1, 0), "1" to return its frame as stored before the write, "1"
-// if its frame is sent, kind, raw size, frame.
+// delta (1, -1), "1" if its frame is sent, kind, raw size, frame.
 //
 // Replies: {"EXISTS"} (create: the head exists), {"NOTFOUND"} (update,
 // delete: no head), {"CONFLICT"} (the head's rev is not the one read),
 // {"MISSING", digests...} (parts referenced but neither stored nor sent),
 // {"CORRUPT", what} (create, update: a part it references, or the record,
-// is damaged), all of which write nothing; or {"OK", n, n digest/frame
-// pairs, freed digests...} where a frame is false (nil) for a part that is
-// not stored (or not a hash).
+// is damaged), all of which write nothing; or {"OK", freed digests...}.
+// The script returns no frames, so a record stays small: a Delete reads
+// the frames it returns before its script (they cannot change while the
+// head keeps the rev read, which references them).
 //
 // A key of the wrong type (not what the backend writes there) is skipped,
 // not written: an index set, the set of parts or the registry (readers
@@ -114,8 +114,8 @@ local parts = {}
 local missing = {'MISSING'}
 for j = 1, np do
   local p = {key = KEYS[tonumber(ARGV[i])], digest = ARGV[i + 1], delta = tonumber(ARGV[i + 2]),
-    want = ARGV[i + 3] == '1', sent = ARGV[i + 4] == '1', kind = ARGV[i + 5], size = ARGV[i + 6], frame = ARGV[i + 7]}
-  i = i + 8
+    sent = ARGV[i + 3] == '1', kind = ARGV[i + 4], size = ARGV[i + 5], frame = ARGV[i + 6]}
+  i = i + 7
   parts[j] = p
   local t = typeOf(p.key)
   p.hash = t == 'hash'
@@ -139,14 +139,6 @@ end
 if #missing > 1 then return missing end
 
 -- Nothing above wrote; nothing below fails.
-local frames = {}
-for _, p in ipairs(parts) do
-  if p.want then
-    frames[#frames + 1] = p.digest
-    frames[#frames + 1] = p.hash and redis.call('HGET', p.key, 'frame')
-  end
-end
-
 if op ~= 'c' then redis.call('DEL', head) end
 if op ~= 'd' then
   redis.call('HSET', head, 'rev', newRev, unpack(fields))
@@ -173,8 +165,7 @@ for _, p in ipairs(parts) do
   end
 end
 
-local out = {'OK', #frames / 2}
-for _, f in ipairs(frames) do out[#out + 1] = f end
+local out = {'OK'}
 for _, d in ipairs(freed) do out[#out + 1] = d end
 redis.call('SET', record, cmsgpack.pack(out), 'PX', ttl)
 return out

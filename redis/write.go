@@ -36,8 +36,7 @@ const (
 // partOp is one change of a part's references by a write.
 type partOp struct {
 	d     codec.Digest
-	delta int         // +1, -1, or 0 to read only
-	want  bool        // return the frame as stored before the write
+	delta int         // +1 or -1
 	part  *codec.Part // for +1: the part, whose frame is sent unless known
 }
 
@@ -54,7 +53,6 @@ type write struct {
 // result is what the script answered.
 type result struct {
 	status  string // OK, EXISTS, NOTFOUND, CONFLICT, CORRUPT
-	frames  map[codec.Digest][]byte
 	freed   []codec.Digest
 	missing []codec.Digest
 	what    string // CORRUPT: what is damaged
@@ -109,7 +107,7 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 	if !b.cluster {
 		reg = at(b.k.namespaces())
 	}
-	args := make([]interface{}, 0, 12+len(w.fields)+len(w.rem)+len(w.add)+8*len(w.parts))
+	args := make([]interface{}, 0, 12+len(w.fields)+len(w.rem)+len(w.add)+7*len(w.parts))
 	args = append(args, w.op, w.rev, token, w.key, w.ns, reg, recordTTL.Milliseconds(), len(w.fields)/2)
 	args = append(args, w.fields...)
 	args = append(args, len(w.rem))
@@ -132,7 +130,7 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 				sent[p.d] = true
 			}
 		}
-		args = append(args, at(b.k.part(w.ns, p.d)), p.d.String(), p.delta, flag(p.want), flag(sent[p.d]), kind, size, frame)
+		args = append(args, at(b.k.part(w.ns, p.d)), p.d.String(), p.delta, flag(sent[p.d]), kind, size, frame)
 	}
 	var reply []interface{}
 	err := b.again(ctx, func() (err error) {
@@ -154,11 +152,6 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 		}
 		for _, d := range res.freed {
 			b.known.forget(w.ns, d)
-		}
-		if len(res.frames) > 0 {
-			// The record holds frames: no use keeping them now that the
-			// reply is here. Best effort (it expires anyway).
-			_ = b.c.Unlink(ctx, record).Err()
 		}
 	}
 	return res, nil
@@ -203,24 +196,7 @@ func parseResult(reply []interface{}) (*result, error) {
 	default:
 		return nil, bad
 	}
-	if len(reply) < 2 {
-		return nil, bad
-	}
-	n, ok := reply[1].(int64)
-	if !ok || len(reply) < 2+2*int(n) {
-		return nil, bad
-	}
-	res.frames = map[codec.Digest][]byte{}
-	for i := 0; i < int(n); i++ {
-		d, err := digest(reply[2+2*i])
-		if err != nil {
-			return nil, bad
-		}
-		if f, ok := reply[3+2*i].(string); ok {
-			res.frames[d] = []byte(f)
-		}
-	}
-	for _, v := range reply[2+2*int(n):] {
+	for _, v := range reply[1:] {
 		d, err := digest(v)
 		if err != nil {
 			return nil, bad
@@ -391,9 +367,13 @@ func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*cod
 }
 
 // Delete removes the head of key in ns, its index entries and its part
-// references (parts left without one go), returning the head and the frames
-// of its parts have lacks as they were before, all in one script. A head
-// that does not verify is removed with its index entries only.
+// references (parts left without one go) in one script, returning the head
+// and the frames of its parts have lacks, read before the script: the
+// script applies only if the head still has the rev read, whose references
+// keep those parts (content-addressed, so unchanged) stored until then. So
+// the script's reply and its record hold no frames, however large the
+// release. A head that does not verify is removed with its index entries
+// only.
 func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*backend.Head, map[codec.Digest][]byte, error) {
 	for attempt := 0; ; attempt++ {
 		old, m, err := b.readHead(ctx, ns, key)
@@ -401,9 +381,17 @@ func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(cod
 			return nil, nil, err
 		}
 		w := &write{op: "d", ns: ns, key: key, rev: m[fRev], rem: b.headSets(old)}
+		var frames map[codec.Digest][]byte
 		if old.Verify() == nil {
+			var read []backend.PartRef
 			for d := range digests(old) {
-				w.parts = append(w.parts, partOp{d: d, delta: -1, want: !have(d)})
+				w.parts = append(w.parts, partOp{d: d, delta: -1})
+				if !have(d) {
+					read = append(read, backend.PartRef{Namespace: ns, Digest: d})
+				}
+			}
+			if frames, err = b.Parts(ctx, read); err != nil {
+				return nil, nil, err
 			}
 		}
 		res, err := b.run(ctx, w)
@@ -412,10 +400,7 @@ func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(cod
 		}
 		switch res.status {
 		case "OK":
-			if old.Verify() != nil {
-				return old, nil, nil
-			}
-			return old, res.frames, nil
+			return old, frames, nil
 		case "NOTFOUND":
 			return nil, nil, driver.ErrReleaseNotFound
 		case "CORRUPT":
