@@ -441,12 +441,25 @@ func (v *view) Delete(key string) (*release.Release, error) {
 		}
 		ns = h.Namespace
 	}
-	have := func(d codec.Digest) bool { _, ok := v.e.cache.Get(d); return ok }
+	// A part the backend is told the engine holds is taken from the cache
+	// there and then, into ps: other calls may push it out of the cache
+	// before the release is assembled, and the backend did not send its
+	// frame. (have may be called from several goroutines.)
+	ps := newPartSet()
+	var pinMu sync.Mutex
+	have := func(d codec.Digest) bool {
+		p, ok := v.e.cache.Get(d)
+		if ok {
+			pinMu.Lock()
+			ps.got[d] = p
+			pinMu.Unlock()
+		}
+		return ok
+	}
 	h, frames, err := v.e.backend.Delete(ctx, ns, key, have)
 	if err != nil {
 		return nil, v.fail("delete", ns, key, err)
 	}
-	ps := newPartSet()
 	var refs []PartRef
 	if h.Err == nil {
 		refs = v.e.needed(h, ps)

@@ -170,3 +170,65 @@ func TestNilLogDoesNotPanic(t *testing.T) {
 		t.Fatalf("List of a damaged release: %d releases, %v; want none, skipped", len(got), err)
 	}
 }
+
+// evicting runs evict once, right after the next Delete returns: other
+// calls of the same store pushing the deleted release's parts out of the
+// part cache between the backend's answer (which left out the frames the
+// engine said it held) and the engine's assembling of the release.
+type evicting struct {
+	backend.Backend
+	evict func()
+}
+
+func (e *evicting) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*backend.Head, map[codec.Digest][]byte, error) {
+	h, frames, err := e.Backend.Delete(ctx, ns, key, have)
+	if f := e.evict; f != nil {
+		e.evict = nil
+		f()
+	}
+	return h, frames, err
+}
+
+// TestDeleteRacingEvictionReturnsTheRelease: a Delete whose parts leave the
+// cache while it runs still returns the whole release, not "deleted, but
+// its stored data is corrupt".
+func TestDeleteRacingEvictionReturnsTheRelease(t *testing.T) {
+	base, err := driver.Open(context.Background(), memstore.Name, "", driver.WithCacheBytes(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { base.Close() })
+	ev := &evicting{Backend: backend.BackendOf(base)}
+	// A cache that holds about one release's parts.
+	s := backend.New(ev, &driver.Config{Name: "evicting", CacheBytes: 600})
+	want := rel("app", 1, strings.Repeat("a", 100))
+	if err := s.Create("sh.helm.release.v1.app.v1", want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get("sh.helm.release.v1.app.v1"); err != nil { // its parts now cached
+		t.Fatal(err)
+	}
+	ev.evict = func() {
+		for i := range 8 {
+			r := rel("other", i+1, strings.Repeat(string(rune('b'+i)), 100))
+			r.Chart.Metadata.Version = strings.Repeat("9", i+1)
+			key := backend.MakeKey("other", i+1)
+			if err := s.Create(key, r); err != nil {
+				t.Error(err)
+			}
+			if _, err := s.Get(key); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	got, err := s.Delete("sh.helm.release.v1.app.v1")
+	if err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if ev.evict != nil {
+		t.Fatal("the backend's Delete was not reached")
+	}
+	if got.Manifest != want.Manifest || got.Config["greeting"] != want.Config["greeting"] {
+		t.Fatalf("Delete returned manifest %q, config %v; want %q, %v", got.Manifest, got.Config, want.Manifest, want.Config)
+	}
+}
