@@ -37,7 +37,8 @@ func statusOf(err error) (int, string) {
 
 // mapError turns an error of a call on the object what into the protocol's
 // sentinels (404 item: cas.ErrNotFound, 409: cas.ErrExists, 412:
-// cas.ErrVersionMismatch) or a described error; transport and server
+// cas.ErrVersionMismatch, 401 and 403: driver.ErrAccessDenied) or a
+// described error; transport and server
 // failures, and a deadline passed waiting for the account, wrap
 // ErrUnavailable. The SDK's error text (which quotes the
 // request URL and the service's message, never the key) is kept.
@@ -55,6 +56,10 @@ func mapError(op, what string, err error) error {
 		return fmt.Errorf("cosmos %s %s: %w", op, what, cas.ErrExists)
 	case code == http.StatusPreconditionFailed:
 		return fmt.Errorf("cosmos %s %s: %w", op, what, cas.ErrVersionMismatch)
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		// A key the account refuses, an Azure AD identity without a
+		// data-plane role, a firewall rule: a setting to fix.
+		return fmt.Errorf("cosmos %s %s: %w (%s)", op, what, driver.ErrAccessDenied, brief(err))
 	case code == http.StatusRequestEntityTooLarge:
 		return fmt.Errorf("cosmos %s %s: the item is larger than Cosmos DB accepts (%s)", op, what, brief(err))
 	case code == http.StatusTooManyRequests || code >= 500 || code == http.StatusRequestTimeout:

@@ -31,8 +31,9 @@ var (
 	// "release not found".
 	ErrUnreachable = errors.New("cannot reach the Kubernetes API server")
 
-	// ErrForbidden is wrapped when the API server denies a request. The
-	// error keeps the server's message (user, verb, resource, namespace).
+	// ErrForbidden is wrapped when the API server denies a request (with
+	// driver.ErrAccessDenied). The error keeps the server's message (user,
+	// verb, resource, namespace).
 	ErrForbidden = errors.New("permission denied (the crsplit kubeBackend needs the helmstore-crsplit Role in this namespace, or the ClusterRole for all namespaces: see crsplit.RBACManifests)")
 
 	// ErrTooLarge is wrapped when an object would exceed MaxObjectBytes.
@@ -91,6 +92,9 @@ func (e *requestError) Unwrap() []error {
 	out := []error{e.err}
 	if e.kind != nil {
 		out = append(out, e.kind)
+	}
+	if e.kind == ErrForbidden {
+		out = append(out, driver.ErrAccessDenied)
 	}
 	if e.unavailable {
 		out = append(out, driver.ErrUnavailable)

@@ -30,8 +30,10 @@
 // because `helm upgrade --install` compares that error with ==. helmstore's
 // own portable errors, the same for every backend, are ErrCorrupt (stored
 // bytes that do not decode or match their digest), ErrUnavailable (the
-// store's service cannot be reached or failed; never "not found") and
-// ErrConflict (a write on a store without transactions that kept losing
-// races with concurrent writers; nothing was written). Concurrent writers
+// store's service cannot be reached or failed; never "not found"),
+// ErrAccessDenied (the service refused the store's credentials or a right
+// it needs: a setting to fix, not an outage) and ErrConflict (a write on a
+// store without transactions that kept losing races with concurrent
+// writers; nothing was written). Concurrent writers
 // of one release follow Helm's drivers: the last writer wins.
 package driver

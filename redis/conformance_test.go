@@ -1,9 +1,12 @@
 package redis_test
 
 import (
+	"context"
 	"net/url"
 	"sync"
 	"testing"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
@@ -69,5 +72,30 @@ func harness(base func(t testing.TB) string, opts ...driver.Option) drivertest.H
 }
 
 func TestConformanceStandalone(t *testing.T) {
-	drivertest.Run(t, harness(testenv.Redis))
+	h := harness(testenv.Redis)
+	h.Denied = deniedStandalone
+	drivertest.Run(t, h)
+}
+
+// deniedStandalone opens a store on the standalone server, on a key prefix
+// of its own, as an ACL user that may run every command on no key at all
+// (made on the server if missing): whatever prefix it had, it is refused.
+func deniedStandalone(t *testing.T, _ driver.Store, opts ...driver.Option) (driver.Store, error) {
+	const user, pw = "helmstore-denied", "helmstore-denied-pw"
+	base := testenv.Redis(t)
+	o, err := goredis.ParseURL(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := goredis.NewClient(o)
+	defer admin.Close()
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", user, "on", ">"+pw, "resetkeys", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(withPrefix(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(user, pw)
+	return driver.Open(context.Background(), redis.Name, u.String(), opts...)
 }

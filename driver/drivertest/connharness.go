@@ -23,10 +23,10 @@ func Open(t testing.TB, name, conn string, opts ...driver.Option) driver.Store {
 // whose Open opens a store on a new connection string from conn (each must
 // lead to a new, empty store: a database, a key prefix of its own) and whose
 // Reopen opens the same connection string again, with its own connections
-// and opts. Tamper, Proxied and Wipe are left to the caller (see
-// ProxiedConnectionStringHarness for Proxied).
+// and opts. Tamper, Proxied, Wipe and Denied are left to the caller (see
+// ConnectionStrings for Proxied and Denied).
 func ConnectionStringHarness(name string, conn func(t testing.TB) string, opts ...driver.Option) Harness {
-	return ProxiedConnectionStringHarness(name, conn, nil, opts...)
+	return ConnectionStrings{Name: name, New: conn, Options: opts}.Harness()
 }
 
 // RewriteAddrs returns the connection string conn with every network
@@ -34,41 +34,67 @@ func ConnectionStringHarness(name string, conn func(t testing.TB) string, opts .
 // proxy(address), or an error if conn names an address it cannot map.
 type RewriteAddrs func(conn string, proxy ProxyFunc) (string, error)
 
-// ProxiedConnectionStringHarness is ConnectionStringHarness with Proxied
-// set, if rewrite is not nil: it opens the store's connection string with
-// its addresses rewritten.
-func ProxiedConnectionStringHarness(name string, conn func(t testing.TB) string, rewrite RewriteAddrs, opts ...driver.Option) Harness {
+// ConnectionStrings describes a backend that is opened by connection
+// string, for Harness.
+type ConnectionStrings struct {
+	// Name is the registered driver name.
+	Name string
+	// New returns the connection string of a new, empty store (a
+	// database, a key prefix of its own).
+	New func(t testing.TB) string
+	// Rewrite, if set, maps the addresses of a connection string, for
+	// Harness.Proxied.
+	Rewrite RewriteAddrs
+	// Deny, if set, returns a connection string over the same data as
+	// conn whose credentials or rights the service refuses, for
+	// Harness.Denied.
+	Deny func(t *testing.T, conn string) string
+	// Options are applied to the stores Open opens (Reopen, Proxied and
+	// Denied apply their own).
+	Options []driver.Option
+}
+
+// Harness returns a Harness whose Open opens a store on c.New's connection
+// string and whose Reopen opens the same string again (its own connections,
+// opts applied), with Proxied and Denied set where c says how. Tamper and
+// Wipe are left to the caller.
+func (c ConnectionStrings) Harness() Harness {
 	var mu sync.Mutex
 	conns := map[driver.Store]string{}
 	connOf := func(t *testing.T, s driver.Store) string {
 		mu.Lock()
-		c, ok := conns[s]
+		cs, ok := conns[s]
 		mu.Unlock()
 		if !ok {
 			t.Fatal("a store Open did not return")
 		}
-		return c
+		return cs
 	}
 	h := Harness{
 		Open: func(t *testing.T) driver.Store {
-			c := conn(t)
-			s := Open(t, name, c, opts...)
+			cs := c.New(t)
+			s := Open(t, c.Name, cs, c.Options...)
 			mu.Lock()
-			conns[s] = c
+			conns[s] = cs
 			mu.Unlock()
 			return s
 		},
 		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
-			return Open(t, name, connOf(t, s), opts...)
+			return Open(t, c.Name, connOf(t, s), opts...)
 		},
 	}
-	if rewrite != nil {
+	if c.Rewrite != nil {
 		h.Proxied = func(t *testing.T, s driver.Store, proxy ProxyFunc, opts ...driver.Option) (driver.Store, error) {
-			c, err := rewrite(connOf(t, s), proxy)
+			cs, err := c.Rewrite(connOf(t, s), proxy)
 			if err != nil {
 				t.Fatalf("map the addresses of the connection string: %v", err)
 			}
-			return driver.Open(context.Background(), name, c, opts...)
+			return driver.Open(context.Background(), c.Name, cs, opts...)
+		}
+	}
+	if c.Deny != nil {
+		h.Denied = func(t *testing.T, s driver.Store, opts ...driver.Option) (driver.Store, error) {
+			return driver.Open(context.Background(), c.Name, c.Deny(t, connOf(t, s)), opts...)
 		}
 	}
 	return h

@@ -46,7 +46,10 @@
 //     and then: every answer as Helm's Memory driver's, exact part counts;
 //  17. deadlines (Harness.Proxied): Open, operations and Close through a
 //     blackholed network path give up within their bound with
-//     driver.ErrUnavailable.
+//     driver.ErrUnavailable;
+//  18. access denied (Harness.Denied): a store with credentials or rights
+//     the service refuses gets driver.ErrAccessDenied, never "not found"
+//     nor driver.ErrUnavailable, and changes nothing.
 //
 // Bench is the benchmark loop every backend's benchmarks share (writes,
 // reads cold and warm, bytes per revision), run beside Helm's own drivers
@@ -98,6 +101,11 @@ type Harness struct {
 	// Wipe erases the stored data behind the stores' backs (see the type).
 	// The data-loss tests need it.
 	Wipe Wipe
+
+	// Denied opens a store over the same data as s with credentials or
+	// rights the service refuses (see the type). The access-denied test
+	// needs it.
+	Denied Denied
 }
 
 // Run runs the whole suite.
@@ -120,6 +128,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Shapes", func(t *testing.T) { testShapes(t, h) })
 	t.Run("TwoStores", func(t *testing.T) { testTwoStores(t, h) })
 	t.Run("Deadlines", func(t *testing.T) { testDeadlines(t, h) })
+	t.Run("AccessDenied", func(t *testing.T) { testAccessDenied(t, h) })
 }
 
 func (h Harness) open(t *testing.T) driver.Store {

@@ -69,6 +69,16 @@ var dialect = sqlbackend.Dialect{
 		d.MaxChunk = chunkSize(maxPacket)
 		return nil
 	},
+	IsDenied: func(err error) bool {
+		switch mysqlCode(err) {
+		// Access denied for the user (a wrong password, an unknown user),
+		// to the database, to a table's command or column, a privilege
+		// the statement needs.
+		case 1044, 1045, 1142, 1143, 1227, 1370:
+			return true
+		}
+		return false
+	},
 	IsRetryable: func(err error) bool {
 		switch mysqlCode(err) {
 		case 1213, 1205: // deadlock, lock wait timeout

@@ -62,6 +62,12 @@ var dialect = sqlbackend.Dialect{
 		// statement_timeout the store's operation bound sets).
 		return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "53") || strings.HasPrefix(code, "57P") || code == "57014"
 	},
+	// Invalid authorization (28000: no such role, no pg_hba entry; 28P01:
+	// a wrong password) and insufficient privilege (42501).
+	IsDenied: func(err error) bool {
+		code := pgCode(err)
+		return strings.HasPrefix(code, "28") || code == "42501"
+	},
 	IsRetryable: func(err error) bool {
 		switch pgCode(err) {
 		case "40001", "40P01", "55P03": // serialization failure, deadlock, lock not available
@@ -79,6 +85,15 @@ var dialect = sqlbackend.Dialect{
 		if !schema.Valid {
 			var path string
 			db.QueryRowContext(ctx, "SHOW search_path").Scan(&path)
+			// current_schema() skips schemas the role may not use: one
+			// of those is a privilege to grant, not a schema to create.
+			var denied, role string
+			err := db.QueryRowContext(ctx, `SELECT n.nspname, current_user FROM pg_namespace n
+				WHERE n.nspname = ANY(string_to_array(replace(current_setting('search_path'), ' ', ''), ','))
+				AND NOT has_schema_privilege(n.oid, 'USAGE') LIMIT 1`).Scan(&denied, &role)
+			if err == nil {
+				return nil, nil, fmt.Errorf("no schema to store releases in: role %q may not use schema %q of search_path (GRANT USAGE, CREATE ON SCHEMA %s TO %s): %w", role, denied, denied, role, driver.ErrAccessDenied)
+			}
 			return nil, nil, fmt.Errorf("no schema to store releases in: no schema of search_path %q exists (create it first)", path)
 		}
 		h := fnv.New64a()

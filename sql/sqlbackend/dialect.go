@@ -54,6 +54,11 @@ type Dialect struct {
 	// engine recognises for every dialect (network errors, a connection
 	// gone bad): it is wrapped with driver.ErrUnavailable. Nil: none.
 	IsUnavailable func(error) bool
+	// IsDenied reports the server refusing the store's credentials (a
+	// wrong password, an unknown user) or a privilege a statement needs:
+	// it is wrapped with driver.ErrAccessDenied, a setting to fix rather
+	// than an outage. Nil: the database checks neither.
+	IsDenied func(error) bool
 	// InProcess: the database runs in this process (SQLite), so a query
 	// costs no round trip, and Query.Frames, which saves one by reading
 	// heads and parts in one statement, is ignored: two plain statements

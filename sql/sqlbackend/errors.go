@@ -20,15 +20,33 @@ func (e *unavailableError) Error() string { return e.err.Error() }
 // Unwrap returns the cause and driver.ErrUnavailable.
 func (e *unavailableError) Unwrap() []error { return []error{e.err, driver.ErrUnavailable} }
 
-// classify wraps err with driver.ErrUnavailable when it is a failure of the
-// server or of the connection to it (unavailable), so that a store whose
-// server is down never reports "not found"; any other error (nil included)
-// is returned as it is.
+// deniedError is the server refusing the store's credentials or a
+// privilege a statement needs: it wraps the cause and driver.ErrAccessDenied,
+// and reads as the cause (the server's message names the user, never the
+// password).
+type deniedError struct{ err error }
+
+func (e *deniedError) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause and driver.ErrAccessDenied.
+func (e *deniedError) Unwrap() []error { return []error{e.err, driver.ErrAccessDenied} }
+
+// classify wraps err with driver.ErrAccessDenied when the server refused
+// the store's credentials or rights (Dialect.IsDenied), and with
+// driver.ErrUnavailable when it is a failure of the server or of the
+// connection to it (unavailable), so that a store whose server is down or
+// refuses it never reports "not found"; any other error (nil included) is
+// returned as it is.
 func (b *Backend) classify(err error) error {
-	if err == nil || errors.Is(err, driver.ErrUnavailable) || !b.unavailable(err) {
+	switch {
+	case err == nil, errors.Is(err, driver.ErrUnavailable), errors.Is(err, driver.ErrAccessDenied):
 		return err
+	case b.d.IsDenied != nil && b.d.IsDenied(err):
+		return &deniedError{err: err}
+	case b.unavailable(err):
+		return &unavailableError{err: err}
 	}
-	return &unavailableError{err: err}
+	return err
 }
 
 // unavailable reports a failure of the server or of the connection to it:

@@ -26,16 +26,18 @@ func Open(t testing.TB, name, conn string, opts ...driver.Option) driver.Store {
 // the caller's imports register): a new database from conn for each Open,
 // another pool over it for Reopen, the row-editing Tamperer, Wipe (every
 // row deleted, the schema kept) and, for the dialects with a server,
-// Proxied (the connection string with its host and port mapped).
+// Proxied (the connection string with its host and port mapped) and Denied
+// (PostgreSQL: a role without privileges on the store's schema; MySQL: a
+// user the server does not know). SQLite checks no credentials.
 func Harness(name string, conn func(t testing.TB) string, opts ...driver.Option) drivertest.Harness {
-	var rewrite drivertest.RewriteAddrs
+	c := drivertest.ConnectionStrings{Name: name, New: conn, Options: opts}
 	switch name {
 	case "postgres":
-		rewrite = postgresAddrs
+		c.Rewrite, c.Deny = postgresAddrs, postgresDenied
 	case "mysql":
-		rewrite = mysqlAddrs
+		c.Rewrite, c.Deny = mysqlAddrs, mysqlDenied
 	}
-	h := drivertest.ProxiedConnectionStringHarness(name, conn, rewrite, opts...)
+	h := c.Harness()
 	h.Tamper = Tamper
 	h.Wipe = Wipe
 	return h

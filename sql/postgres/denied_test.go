@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/sql/sqltest"
+)
+
+// A role that may use the store's schema but holds no privilege on its
+// tables is refused with driver.ErrAccessDenied (42501), not ErrUnavailable
+// or "not found": at Open (the migration table), or, once it may read that
+// table, at each operation on the store's own tables.
+func TestPostgresPrivilegeDenied(t *testing.T) {
+	conn := testenv.Postgres(t)
+	s := sqltest.Open(t, "postgres", conn)
+	defer s.Close()
+	if err := s.Create("sh.helm.release.v1.app.v1", sqltest.Release("app", "default", 1)); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := u.Query().Get("search_path")
+	admin, err := sql.Open("pgx", testenv.PostgresServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	role := testenv.UniqueName("hs_role_")
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN",
+		"GRANT USAGE ON SCHEMA " + schema + " TO " + role,
+	} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP OWNED BY " + role)
+		admin.Exec("DROP ROLE " + role)
+	})
+	u.User = url.User(role)
+	denied := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, driver.ErrAccessDenied) || errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseNotFound) {
+			t.Errorf("%s as a role without privileges: %v; want driver.ErrAccessDenied only", what, err)
+		}
+	}
+	_, err = driver.Open(context.Background(), "postgres", u.String())
+	denied("Open", err)
+
+	// It may read the migration table now, not the store's tables.
+	if _, err := admin.Exec("GRANT SELECT ON ALL TABLES IN SCHEMA " + schema + " TO " + role + "; REVOKE SELECT ON " + schema + ".helmstore_releases, " + schema + ".helmstore_parts FROM " + role); err != nil {
+		t.Fatal(err)
+	}
+	d, err := driver.Open(context.Background(), "postgres", u.String())
+	if err != nil {
+		t.Fatalf("Open with the migration table readable: %v", err)
+	}
+	defer d.Close()
+	_, err = d.Get("sh.helm.release.v1.app.v1")
+	denied("Get", err)
+	_, err = d.List(func(*release.Release) bool { return true })
+	denied("List", err)
+	denied("Create", d.Create("sh.helm.release.v1.web.v1", sqltest.Release("web", "default", 1)))
+}
