@@ -64,6 +64,12 @@ func TestConformanceAccount(t *testing.T) {
 			defer mu.Unlock()
 			return castest.WithEmbedded(newTamperer(backends[s]), backends[s].Store())
 		},
+		Wipe: func(t *testing.T, s driver.Store) {
+			mu.Lock()
+			b := backends[s]
+			mu.Unlock()
+			wipe(t, b)
+		},
 	}
 	drivertest.Run(t, h)
 	checkSizes(t)

@@ -11,7 +11,8 @@ import (
 )
 
 // harness opens each store on a new container of the test server; Reopen
-// is a second client on the same container; Tamper edits its items.
+// is a second client on the same container; Tamper edits its items; Wipe
+// deletes them all.
 func harness() drivertest.Harness {
 	var mu sync.Mutex
 	conns := map[driver.Store]string{}
@@ -23,26 +24,34 @@ func harness() drivertest.Harness {
 		mu.Unlock()
 		return s
 	}
+	connOf := func(t *testing.T, what string, s driver.Store) string {
+		mu.Lock()
+		conn, ok := conns[s]
+		mu.Unlock()
+		if !ok {
+			t.Fatal(what + " of a store Open did not return")
+		}
+		return conn
+	}
+	backendOf := func(t *testing.T, what string, s driver.Store) *cas.Backend {
+		mu.Lock()
+		b, ok := backends[s]
+		mu.Unlock()
+		if !ok {
+			t.Fatal(what + " of a store Open did not return")
+		}
+		return b
+	}
 	return drivertest.Harness{
 		Open: func(t *testing.T) driver.Store { return open(t, connString(t)) },
 		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
-			mu.Lock()
-			conn, ok := conns[s]
-			mu.Unlock()
-			if !ok {
-				t.Fatal("Reopen of a store Open did not return")
-			}
-			return open(t, conn, opts...)
+			return open(t, connOf(t, "Reopen", s), opts...)
 		},
 		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
-			mu.Lock()
-			b, ok := backends[s]
-			mu.Unlock()
-			if !ok {
-				t.Fatal("Tamper of a store Open did not return")
-			}
+			b := backendOf(t, "Tamper", s)
 			return castest.WithEmbedded(newTamperer(b), b.Store())
 		},
+		Wipe: func(t *testing.T, s driver.Store) { wipe(t, backendOf(t, "Wipe", s)) },
 	}
 }
 
