@@ -66,6 +66,16 @@ func connString(t testing.TB) string {
 // openTest opens a store on conn with o, closed when t ends.
 func openTest(t testing.TB, conn string, o options, opts ...driver.Option) (driver.Store, *cas.Backend) {
 	t.Helper()
+	s, b, err := tryOpen(conn, o, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, b
+}
+
+// tryOpen opens a store on conn with o as openTest does, returning Open's
+// error.
+func tryOpen(conn string, o options, opts ...driver.Option) (driver.Store, *cas.Backend, error) {
 	cfg := &driver.Config{Name: Name, ConnectionString: conn, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout}
 	for _, opt := range opts {
 		opt(cfg)
@@ -73,9 +83,5 @@ func openTest(t testing.TB, conn string, o options, opts ...driver.Option) (driv
 	if o.observe == nil {
 		o.observe = itemSizes.observe
 	}
-	s, b, err := open(context.Background(), cfg, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, b
+	return open(context.Background(), cfg, o)
 }

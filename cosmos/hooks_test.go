@@ -4,14 +4,65 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/driver/drivertest"
 )
 
-// The conformance harness's data-loss hook (drivertest.Wipe) for Cosmos DB.
+// The conformance harness's fault and data-loss hooks (drivertest.Proxied,
+// drivertest.Wipe) for Cosmos DB.
+
+// proxiedConnString returns conn with its AccountEndpoint's host:port
+// replaced by proxy(host:port), and the redial function (options.redial)
+// that sends every other address the client dials through proxy too: the
+// account properties name regional endpoints (the test server names its own
+// address, an Azure account ACCOUNT-REGION.documents.azure.com), which the
+// SDK then sends its requests to.
+func proxiedConnString(conn string, proxy drivertest.ProxyFunc) (string, func(string) string, error) {
+	var mu sync.Mutex
+	proxies := map[string]bool{} // the addresses proxy returned
+	through := func(addr string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if proxies[addr] {
+			return addr
+		}
+		p := proxy(addr)
+		proxies[p] = true
+		return p
+	}
+	pairs := strings.Split(conn, ";")
+	found := false
+	for i, pair := range pairs {
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "accountendpoint") {
+			continue
+		}
+		u, err := url.Parse(strings.TrimSpace(v))
+		if err != nil || u.Host == "" {
+			return "", nil, fmt.Errorf("AccountEndpoint %q is not a URL", v)
+		}
+		host, port := u.Hostname(), u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		}
+		u.Host = through(net.JoinHostPort(host, port))
+		pairs[i] = k + "=" + u.String()
+		found = true
+	}
+	if !found {
+		return "", nil, fmt.Errorf("the connection string has no AccountEndpoint")
+	}
+	return strings.Join(pairs, ";"), through, nil
+}
 
 // wipe deletes every item of the container of b behind its back, keeping
 // the container, as a restore of an empty backup or a user emptying it in

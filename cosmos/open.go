@@ -48,6 +48,9 @@ type options struct {
 	// wrap, if set, wraps the object store the protocol runs on (to
 	// break it on purpose).
 	wrap func(cas.ObjectStore) cas.ObjectStore
+	// redial, if set, maps every address the client dials to the one it
+	// dials instead (httpClient).
+	redial func(addr string) string
 }
 
 // Open opens the Cosmos DB container cfg.ConnectionString names (see
@@ -68,6 +71,7 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *ca
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
+	ctx = bindOpen(ctx)
 	account := &accountInfo{}
 	client, err := newClient(set, o, account)
 	if err != nil {
@@ -102,8 +106,8 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *ca
 // to sort out, not to replay).
 func newClient(set settings, o options, account *accountInfo) (*azcosmos.Client, error) {
 	opts := &azcosmos.ClientOptions{ClientOptions: azcore.ClientOptions{
-		Transport:        countingTransport{next: accountTransport{next: httpClient(set.insecure), info: account}, c: o.counter},
-		PerCallPolicies:  o.perCall,
+		Transport:        countingTransport{next: accountTransport{next: httpClient(set.insecure, o.redial), info: account}, c: o.counter},
+		PerCallPolicies:  append([]policy.Policy{boundPolicy{}}, o.perCall...),
 		PerRetryPolicies: []policy.Policy{throttlePolicy{}},
 		Retry:            policy.RetryOptions{MaxRetries: 3, RetryDelay: 200 * time.Millisecond, MaxRetryDelay: 30 * time.Second, ShouldRetry: shouldRetry},
 	}}

@@ -1,7 +1,9 @@
 package cosmos
 
 import (
+	"context"
 	"crypto/tls"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
@@ -112,10 +114,19 @@ func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
 }
 
 // httpClient is the transport under the SDK: Go's, with TLS verification
-// off only when the connection string says InsecureSkipVerify=true.
-func httpClient(insecure bool) *http.Client {
+// off only when the connection string says InsecureSkipVerify=true. redial,
+// if set, maps every address the transport dials ("host:port") to the one it
+// dials instead (tests: the account endpoint and every regional endpoint the
+// account properties name go through the suite's proxies).
+func httpClient(insecure bool, redial func(addr string) string) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
+	if redial != nil {
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, network, redial(addr))
+		}
+	}
 	if insecure {
 		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // asked for by the connection string
 	}
