@@ -64,6 +64,12 @@ func TestConformanceAccount(t *testing.T) {
 			defer mu.Unlock()
 			return castest.WithEmbedded(newTamperer(backends[s]), backends[s].Store())
 		},
+		Proxied: func(t *testing.T, s driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+			mu.Lock()
+			conn := conns[s]
+			mu.Unlock()
+			return openProxied(t, conn, proxy, false, opts...)
+		},
 		Wipe: func(t *testing.T, s driver.Store) {
 			mu.Lock()
 			b := backends[s]

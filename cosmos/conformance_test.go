@@ -11,8 +11,9 @@ import (
 )
 
 // harness opens each store on a new container of the test server; Reopen
-// is a second client on the same container; Tamper edits its items; Wipe
-// deletes them all.
+// is a second client on the same container, Proxied one whose every
+// connection goes through the suite's proxies (openProxied); Tamper edits
+// its items; Wipe deletes them all.
 func harness() drivertest.Harness {
 	var mu sync.Mutex
 	conns := map[driver.Store]string{}
@@ -46,6 +47,9 @@ func harness() drivertest.Harness {
 		Open: func(t *testing.T) driver.Store { return open(t, connString(t)) },
 		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
 			return open(t, connOf(t, "Reopen", s), opts...)
+		},
+		Proxied: func(t *testing.T, s driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+			return openProxied(t, connOf(t, "Proxied", s), proxy, true, opts...)
 		},
 		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
 			b := backendOf(t, "Tamper", s)

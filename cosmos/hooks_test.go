@@ -13,6 +13,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/driver/drivertest"
 )
@@ -20,16 +21,12 @@ import (
 // The conformance harness's fault and data-loss hooks (drivertest.Proxied,
 // drivertest.Wipe) for Cosmos DB.
 
-// proxiedConnString returns conn with its AccountEndpoint's host:port
-// replaced by proxy(host:port), and the redial function (options.redial)
-// that sends every other address the client dials through proxy too: the
-// account properties name regional endpoints (the test server names its own
-// address, an Azure account ACCOUNT-REGION.documents.azure.com), which the
-// SDK then sends its requests to.
-func proxiedConnString(conn string, proxy drivertest.ProxyFunc) (string, func(string) string, error) {
+// redialer returns the redial function (options.redial) that sends every
+// address the client dials through proxy, but the addresses proxy returned.
+func redialer(proxy drivertest.ProxyFunc) func(string) string {
 	var mu sync.Mutex
 	proxies := map[string]bool{} // the addresses proxy returned
-	through := func(addr string) string {
+	return func(addr string) string {
 		mu.Lock()
 		defer mu.Unlock()
 		if proxies[addr] {
@@ -39,6 +36,16 @@ func proxiedConnString(conn string, proxy drivertest.ProxyFunc) (string, func(st
 		proxies[p] = true
 		return p
 	}
+}
+
+// proxiedConnString returns conn with its AccountEndpoint's host:port
+// replaced by proxy(host:port), and the redial function that sends every
+// other address the client dials through proxy too: the account properties
+// name regional endpoints (the test server names its own address, an Azure
+// account ACCOUNT-REGION.documents.azure.com), which the SDK then sends its
+// requests to.
+func proxiedConnString(conn string, proxy drivertest.ProxyFunc) (string, func(string) string, error) {
+	through := redialer(proxy)
 	pairs := strings.Split(conn, ";")
 	found := false
 	for i, pair := range pairs {
@@ -62,6 +69,24 @@ func proxiedConnString(conn string, proxy drivertest.ProxyFunc) (string, func(st
 		return "", nil, fmt.Errorf("the connection string has no AccountEndpoint")
 	}
 	return strings.Join(pairs, ";"), through, nil
+}
+
+// openProxied opens conn as openTest does, every connection of the store
+// going through proxy, and returns Open's error. With rewrite, the
+// connection string's AccountEndpoint names the proxy too
+// (proxiedConnString; the test server's certificate is not verified);
+// without, only the dials are redirected, so that TLS verifies the
+// account's own host name.
+func openProxied(t *testing.T, conn string, proxy drivertest.ProxyFunc, rewrite bool, opts ...driver.Option) (driver.Store, error) {
+	redial := redialer(proxy)
+	if rewrite {
+		var err error
+		if conn, redial, err = proxiedConnString(conn, proxy); err != nil {
+			t.Fatalf("Proxied: %v", err)
+		}
+	}
+	s, _, err := tryOpen(conn, options{redial: redial}, opts...)
+	return s, err
 }
 
 // wipe deletes every item of the container of b behind its back, keeping
