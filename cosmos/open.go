@@ -90,6 +90,9 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *ca
 		pc = *o.protocol
 	}
 	pc.Log, pc.Hooks = cfg.Log, o.hooks
+	if cfg.Timeout > 0 {
+		pc.CloseTimeout = cfg.Timeout // Close honours the store's timeout
+	}
 	var store cas.ObjectStore = st
 	if o.wrap != nil {
 		store = o.wrap(st)

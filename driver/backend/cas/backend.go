@@ -25,8 +25,8 @@ type Backend struct {
 	known *partcache.LRU[partKey, struct{}]
 	// seen remembers the head objects last read or written.
 	seen *seenHeads
-	// commits tracks the commits running in the background.
-	commits *commits
+	// bg tracks the work running in the background (commits).
+	bg *background
 	// writing serializes this store's Updates of one release.
 	writing *keyLocks
 }
@@ -36,7 +36,7 @@ var _ backend.Backend = (*Backend)(nil)
 // New returns the protocol over s, tuned by cfg.
 func New(s ObjectStore, cfg Config) *Backend {
 	b := &Backend{s: s, cfg: cfg.withDefaults(), known: partcache.NewLRU[partKey, struct{}](4096),
-		seen: newSeenHeads(4096), commits: newCommits(), writing: newKeyLocks()}
+		seen: newSeenHeads(4096), bg: newBackground(), writing: newKeyLocks()}
 	b.adder, _ = s.(ReferrerAdder)
 	b.pendingTimeout.Store(int64(b.cfg.PendingTimeout))
 	return b
@@ -54,13 +54,19 @@ func (b *Backend) SetPendingTimeout(d time.Duration) { b.pendingTimeout.Store(in
 
 func (b *Backend) pendingAfter() time.Duration { return time.Duration(b.pendingTimeout.Load()) }
 
-// WaitCommits returns once no background commit is running.
-func (b *Backend) WaitCommits() { b.commits.waitAll() }
+// WaitCommits returns once no background work (a commit) is running.
+func (b *Backend) WaitCommits() { b.bg.waitAll(-1) }
 
-// Close waits for the commits running in the background, then closes the
-// store if it is an io.Closer.
+// Close waits for the work running in the background (commits), for
+// Config.CloseTimeout at most: what is still running then is stopped, and
+// said in the log, with what it leaves for later cleanups and Collect.
+// Then it closes the store if it is an io.Closer.
 func (b *Backend) Close() error {
-	b.commits.waitAll()
+	for _, t := range b.bg.waitAll(b.cfg.CloseTimeout) {
+		b.log("helmstore: closing the store, the %s of release %q in namespace %q did not finish within %s, and is stopped: %s",
+			t.what, t.key, t.ns, b.cfg.CloseTimeout, t.left)
+	}
+	b.bg.stop(errClosed)
 	if c, ok := b.s.(io.Closer); ok {
 		return c.Close()
 	}
@@ -96,66 +102,6 @@ func (b *Backend) forgetPart(ns string, d codec.Digest) { b.known.Remove(partKey
 
 // releaseKey names a release in a namespace.
 type releaseKey struct{ ns, key string }
-
-// commits tracks background commits by release, so that an Update or Delete
-// of the release waits for its commit instead of racing it.
-type commits struct {
-	mu      sync.Mutex
-	running map[releaseKey]chan struct{}
-	n       int        // commits running
-	idle    *sync.Cond // signalled when n drops to 0
-}
-
-func newCommits() *commits {
-	c := &commits{running: map[releaseKey]chan struct{}{}}
-	c.idle = sync.NewCond(&c.mu)
-	return c
-}
-
-// start records a commit of ns/key and returns the function that ends it.
-func (c *commits) start(ns, key string) (done func()) {
-	k, ch := releaseKey{ns, key}, make(chan struct{})
-	c.mu.Lock()
-	c.running[k] = ch
-	c.n++
-	c.mu.Unlock()
-	return func() {
-		c.mu.Lock()
-		if c.running[k] == ch {
-			delete(c.running, k)
-		}
-		if c.n--; c.n == 0 {
-			c.idle.Broadcast()
-		}
-		c.mu.Unlock()
-		close(ch)
-	}
-}
-
-// waitAll returns once no commit is running.
-func (c *commits) waitAll() {
-	c.mu.Lock()
-	for c.n > 0 {
-		c.idle.Wait()
-	}
-	c.mu.Unlock()
-}
-
-// wait returns once no commit of ns/key is running, or ctx is done.
-func (c *commits) wait(ctx context.Context, ns, key string) error {
-	c.mu.Lock()
-	ch := c.running[releaseKey{ns, key}]
-	c.mu.Unlock()
-	if ch == nil {
-		return nil
-	}
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // keyLocks are per-release mutexes that honour a context.
 type keyLocks struct {

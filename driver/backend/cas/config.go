@@ -43,6 +43,12 @@ type Config struct {
 	// cleanups that run on after the caller's context ended (default 2
 	// minutes).
 	CleanupTimeout time.Duration
+	// CloseTimeout bounds how long Close waits for the background work
+	// still running (commits; default 2 minutes, as
+	// driver.DefaultTimeout): a backend sets it to the store's operation
+	// timeout. What is unfinished then is stopped, said in the log, and
+	// left for later cleanups and Collect.
+	CloseTimeout time.Duration
 	// Retry is the policy of every compare-and-swap loop.
 	Retry Retry
 	// Workers bounds the store calls one operation has in flight
@@ -74,6 +80,7 @@ const (
 	DefaultChunkBytes      = 600 << 10
 	DefaultPendingTimeout  = 10 * time.Minute
 	DefaultCleanupTimeout  = 2 * time.Minute
+	DefaultCloseTimeout    = 2 * time.Minute
 	DefaultWorkers         = 8
 )
 
@@ -100,6 +107,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CleanupTimeout <= 0 {
 		c.CleanupTimeout = DefaultCleanupTimeout
+	}
+	if c.CloseTimeout <= 0 {
+		c.CloseTimeout = DefaultCloseTimeout
 	}
 	if c.Log == nil {
 		c.Log = func(string, ...interface{}) {}

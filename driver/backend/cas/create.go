@@ -120,25 +120,24 @@ func (b *Backend) commit(ctx context.Context, obj *Object) error {
 // commitLater commits obj in the background. Losing to another write is
 // fine: an Update commits too, and a Delete needs no commit.
 func (b *Backend) commitLater(obj *Object) {
-	done := b.commits.start(obj.Namespace, obj.Head.Key)
-	go func() {
-		defer done()
-		ctx, cancel := b.cleanupContext()
-		defer cancel()
-		err := b.commit(ctx, obj)
-		if errors.Is(err, ErrVersionMismatch) || errors.Is(err, ErrNotFound) {
-			// Fine if another client updated or deleted the release
-			// since; not if it is gone or replaced without either.
-			if cur, gerr := b.getHead(ctx, obj.Namespace, obj.Name); gerr == nil && cur != nil && cur.UID == obj.UID {
-				return // updated since, which committed it
+	b.bg.start("commit", "the release is stored and readable (readers check its parts until it is committed); "+
+		"its next Update commits it, as does the next Create of its key, a Delete in its namespace or Collect once it is stale",
+		obj.Namespace, obj.Head.Key, b.cfg.CleanupTimeout, func(ctx context.Context) error {
+			err := b.commit(ctx, obj)
+			if errors.Is(err, ErrVersionMismatch) || errors.Is(err, ErrNotFound) {
+				// Fine if another client updated or deleted the release
+				// since; not if it is gone or replaced without either.
+				if cur, gerr := b.getHead(ctx, obj.Namespace, obj.Name); gerr == nil && cur != nil && cur.UID == obj.UID {
+					return nil // updated since, which committed it
+				}
+				err = fmt.Errorf("the release is gone (%v): deleted by another client, or removed as stale by a cleanup whose clock runs ahead of the store's", err)
 			}
-			err = fmt.Errorf("the release is gone (%v): deleted by another client, or removed as stale by a cleanup whose clock runs ahead of the store's", err)
-		}
-		if err != nil {
-			b.log("helmstore: committing release %q in namespace %q (it is stored and readable; readers check its parts until it is committed): %v",
-				obj.Head.Key, obj.Namespace, err)
-		}
-	}()
+			if err != nil && !stopped(ctx) {
+				b.log("helmstore: committing release %q in namespace %q (it is stored and readable; readers check its parts until it is committed): %v",
+					obj.Head.Key, obj.Namespace, err)
+			}
+			return err
+		})
 }
 
 // commitNow commits obj before Create returns, for a Create so slow that a

@@ -32,7 +32,7 @@ func (b *Backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 		h      *backend.Head
 		frames map[codec.Digest][]byte
 	)
-	if err := b.commits.wait(ctx, ns, key); err != nil {
+	if err := b.bg.wait(ctx, ns, key); err != nil {
 		return nil, nil, err
 	}
 	err := b.cfg.Retry.Do(ctx, fmt.Sprintf("delete release %q in namespace %q", key, ns), func(ctx context.Context) (bool, error) {

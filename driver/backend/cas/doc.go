@@ -99,8 +99,11 @@
 // the last write of step 2 is the one moment the release appears. After
 // Create returns, the head is committed in the background (replaced without
 // the label, at the version created) so that readers need not check; this
-// store's Update and Delete of the release wait for that, and Close waits
-// for all of them. A Create slower than PendingTimeout/10 commits before
+// store's Update and Delete of the release wait for that until their own
+// deadline (then they fail with driver.ErrUnavailable, having done
+// nothing), and Close waits for all of them for Config.CloseTimeout at
+// most (then it stops them and says so in the log: an uncommitted head is
+// readable, and is committed by the next write that meets it). A Create slower than PendingTimeout/10 commits before
 // returning instead, and fails if a cleanup removed its head meanwhile.
 //
 // If step 2 fails, the head is hidden (relabelled with another value of

@@ -31,7 +31,7 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 		return err
 	}
 	defer unlock()
-	if err := b.commits.wait(ctx, h.Namespace, h.Key); err != nil {
+	if err := b.bg.wait(ctx, h.Namespace, h.Key); err != nil {
 		return err
 	}
 	old, ok := b.seen.get(h.Namespace, h.Key)
