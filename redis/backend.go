@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -23,8 +24,7 @@ type redisBackend struct {
 	k   keys
 	log func(format string, v ...interface{})
 	// cluster is set for a Cluster client: the namespace registry is then
-	// on another slot than the namespaces, so it is not kept, and reads
-	// across namespaces find them by scanning every primary.
+	// one set per slot (registry.go).
 	cluster bool
 	// known remembers parts seen stored, so a write sends only the frames
 	// the server is likely to lack (the script asks for any it does lack).
@@ -32,6 +32,9 @@ type redisBackend struct {
 	// retries bounds how often a write whose head changed between its read
 	// and its script (another writer won) is tried again.
 	retries int
+	// scriptRefused is set once a server refused registryScript (logged
+	// once).
+	scriptRefused atomic.Bool
 	// sink is the store's log for go-redis's lines while the store is
 	// open (log.go).
 	sink *logSink
@@ -50,48 +53,6 @@ func (b *redisBackend) Close() error {
 		b.sink.close()
 	}
 	return b.c.Close()
-}
-
-// namespaces returns ns, or for "" every namespace that may hold releases,
-// sorted. On one server (standalone, Sentinel) that is the registry, which
-// every write of a head adds its namespace to in the same script: a
-// namespace has heads only while it is registered, whatever the server
-// lost. In Cluster, and where the registry is not a set, it is the
-// namespaces whose set of releases exists, found by scanning (every
-// primary): the registry, on another primary than most namespaces, could
-// lose its data without them.
-func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, error) {
-	if ns != "" {
-		return []string{ns}, nil
-	}
-	var nss []string
-	if !b.cluster {
-		err := b.again(ctx, func() (err error) {
-			nss, err = b.c.SMembers(ctx, b.k.namespaces()).Result()
-			return err
-		})
-		if err == nil {
-			sort.Strings(nss)
-			return nss, nil
-		}
-		if !isWrongType(err) {
-			return nil, err
-		}
-		b.log("helmstore: redis: the namespace registry %s is not a set: finding namespaces by scanning", b.k.namespaces())
-	}
-	keys, err := b.scan(ctx, "", b.k.allPattern(), "set")
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, k := range keys {
-		if n, ok := b.k.namespaceOfAll(k); ok && !seen[n] {
-			seen[n] = true
-			nss = append(nss, n)
-		}
-	}
-	sort.Strings(nss)
-	return nss, nil
 }
 
 // scan returns the keys matching pattern (of type typ, "" for any): on the

@@ -3,7 +3,6 @@ package redis_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"testing"
 
@@ -93,57 +92,4 @@ func TestRegistryAfterDataLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 2), "after a restart without persistence")
-}
-
-// In a Cluster the namespace registry and a namespace live on different
-// primaries: when the registry's primary loses its data and the namespace's
-// does not, the namespace's releases, readable by namespace, stay reachable
-// from the all-namespaces view, without being written again; and after every
-// primary is flushed, later writes are reachable from it too.
-func TestClusterRegistryAfterDataLoss(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 0)
-	conn := withPrefix(t, c.URL())
-	prefix := prefixOf(t, conn)
-	ctx := context.Background()
-	regNode, err := c.NodeFor(ctx, prefix+":namespaces")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A namespace whose slot another primary serves.
-	var ns string
-	for i := 0; ns == ""; i++ {
-		cand := fmt.Sprintf("team-%d", i)
-		node, err := c.NodeFor(ctx, prefix+":{"+cand+"}:all")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if node != regNode {
-			ns = cand
-		}
-	}
-	s := openStore(t, conn)
-	defer s.Close()
-	if err := upgrade(s.Namespace(ns), ns, "app", 1); err != nil {
-		t.Fatal(err)
-	}
-	rc := regNode.Client()
-	err = rc.FlushAll(ctx).Err()
-	rc.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "after the registry's primary lost its data")
-
-	for _, node := range c.Nodes {
-		cl := node.Client()
-		err := cl.FlushAll(ctx).Err()
-		cl.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := upgrade(s.Namespace(ns), ns, "app", 1); err != nil {
-		t.Fatal(err)
-	}
-	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "after every primary was flushed")
 }

@@ -54,17 +54,20 @@
 // Invariant: a namespace's releases are reachable from the all-namespaces
 // view (List and Query of the "" namespace, Get through it) whenever they
 // are readable at all, whatever the server lost (a FLUSHALL, a restart
-// without persistence). On one server (standalone, Sentinel) the
-// namespace registry, <prefix>:namespaces, is added to by the same script
-// that writes a head, so a namespace holds heads only while it is
-// registered: data lost takes both, and the next write restores both. In
-// Cluster the registry would live on another primary than most
-// namespaces, which can lose its data alone: there reads across
-// namespaces find the namespaces by scanning every primary for their sets
-// of releases (SCAN MATCH <prefix>:{*}:all TYPE set), and no registry is
-// kept. That scan reads every key of each primary, so an all-namespaces
-// List on a Cluster that holds much else costs more than one of a
-// namespace.
+// without persistence). The namespace registry is added to by the same
+// script that writes a head, and lives where the head does: data lost
+// takes both, and the next write restores both. On one server
+// (standalone, Sentinel) it is one set, <prefix>:namespaces. In Cluster,
+// where a script writes one slot and a primary can lose its data alone,
+// it is one set per slot (<prefix>:{<tag>}:namespaces, the tag one of that
+// slot: "_" and a number), holding the namespaces of that slot; a read
+// across namespaces reads all 16384 with one script per primary, and those
+// a primary does not hold (a slot that moved, or is being moved) one by
+// one through the Cluster client, which follows the redirects. So the read
+// costs the same whatever else the Cluster holds, and a slot being moved
+// hides no namespace. Where a key of the registry is not a set (damage),
+// the namespaces are found by scanning every primary for their sets of
+// releases instead (SCAN MATCH <prefix>:{*}:all TYPE set).
 //
 // # Writes
 //

@@ -13,7 +13,8 @@ import (
 // parts are shared by every release of the namespace, the scope in which
 // the engine addresses parts (PartRef names a namespace and a digest).
 //
-//	<prefix>:namespaces             set of namespaces that may hold releases (no tag; standalone and Sentinel only)
+//	<prefix>:namespaces             set: namespaces that may hold releases (standalone and Sentinel; registry.go)
+//	<prefix>:{<tag>}:namespaces     set: those of them in the tag's slot (Cluster: one per slot, tags from slotTags)
 //	<prefix>:{ns}:h:<release key>   hash: the head of one revision
 //	<prefix>:{ns}:all               set: release keys of ns
 //	<prefix>:{ns}:n:<name>          set: release keys of one release name
@@ -28,6 +29,11 @@ func (k keys) tag(ns string) string { return k.prefix + ":{" + ns + "}:" }
 
 // namespaces is the registry of namespaces, for reads across namespaces.
 func (k keys) namespaces() string { return k.prefix + ":namespaces" }
+
+// slotRegistry is the registry of the namespaces in one Cluster slot.
+func (k keys) slotRegistry(slot int) string {
+	return k.prefix + ":{" + slotTags()[slot] + "}:namespaces"
+}
 
 func (k keys) head(ns, key string) string     { return k.tag(ns) + "h:" + key }
 func (k keys) all(ns string) string           { return k.tag(ns) + "all" }

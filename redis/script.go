@@ -7,12 +7,12 @@ import goredis "github.com/redis/go-redis/v9"
 // with EVALSHA and falls back to EVAL when the server does not have it yet
 // (a restarted server, a Cluster node that took over the slot).
 //
-// Every key it touches is in KEYS, and all of them but the registry carry
-// the namespace's hash tag, so in Cluster it runs on the one node that holds
-// the slot (and a slot being moved answers ASK or TRYAGAIN, which go-redis
-// follows and retries). The registry is in KEYS only where it shares the
-// server with every namespace (standalone, Sentinel): a namespace is added
-// to it by the same script that writes a head there.
+// Every key it touches is in KEYS, and all of them are in the namespace's
+// slot (its hash tag, or for the registry in Cluster a tag of that slot),
+// so in Cluster it runs on the one node that holds the slot (and a slot
+// being moved answers ASK or TRYAGAIN, which go-redis follows and
+// retries). A namespace is added to the registry (registry.go) by the
+// same script that writes a head there.
 //
 // Redis does not roll a script back: a command that fails half way leaves
 // the commands before it applied. So the script checks everything that can
@@ -29,13 +29,12 @@ import goredis "github.com/redis/go-redis/v9"
 // run's own work.
 //
 // KEYS[1] the head, KEYS[2] the namespace's set of parts, KEYS[3] the
-// record of this write's reply, then the registry (if ARGV says so), the
-// index sets and part hashes, referred to by position from ARGV.
+// record of this write's reply, then the registry, the index sets and part hashes, referred to by position from ARGV.
 //
 // ARGV: op ("c" create, "u" update, "d" delete); the rev the writer read
 // (update, delete; "" for a head without one, wrongTypeRev for a head that
 // is not a hash); the new rev; the release key (the member of the index
-// sets); the namespace; the registry's position in KEYS ("0": none); the
+// sets); the namespace; the registry's position in KEYS; the
 // record's time to live in milliseconds; n, then n field/value pairs of
 // the head; n, then the positions in KEYS of the sets to remove the member
 // from; n, then of the sets to add it to; n, then n part operations of 7

@@ -144,7 +144,7 @@ func (tp tamperer) Reshape(ctx context.Context, target drivertest.Target, shape 
 		name, _, _ := backend.ParseKey(target.Key)
 		switch shape {
 		case drivertest.WrongType:
-			edits = []edit{str(head, "head"), other(head, "head", "set"), str(k.name(ns, name), "name index set"), str(k.namespaces(), "namespace registry")}
+			edits = []edit{str(head, "head"), other(head, "head", "set"), str(k.name(ns, name), "name index set"), str(tp.b.registryKey(ns), "namespace registry")}
 		case drivertest.MissingField:
 			for _, f := range headFieldsRead {
 				edits = append(edits, hdel(head, "head", f))

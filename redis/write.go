@@ -103,10 +103,7 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 		}
 		return strconv.Itoa(i)
 	}
-	reg := "0"
-	if !b.cluster {
-		reg = at(b.k.namespaces())
-	}
+	reg := at(b.registryKey(w.ns))
 	args := make([]interface{}, 0, 12+len(w.fields)+len(w.rem)+len(w.add)+7*len(w.parts))
 	args = append(args, w.op, w.rev, token, w.key, w.ns, reg, recordTTL.Milliseconds(), len(w.fields)/2)
 	args = append(args, w.fields...)

@@ -1,0 +1,245 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// The namespace registry says which namespaces may hold releases, for reads
+// across namespaces. Every write of a head adds its namespace in the same
+// script, so the registry holds a namespace whenever the namespace holds
+// heads, whatever the server lost: a key of the registry lives on the same
+// server as the heads it speaks for, and data lost takes both (the next
+// write restores both).
+//
+// On one server (standalone, Sentinel) the registry is one set,
+// <prefix>:namespaces. In Cluster a set can only be written by a script on
+// its own slot, and a primary can lose its data alone; so the registry is
+// one set per slot, <prefix>:{<tag>}:namespaces with a tag of that slot
+// (slotTags), holding the namespaces of that slot. A read across
+// namespaces reads all 16384 with one script per primary (registryScript),
+// and where a primary did not have one of them (its slot moved or is being
+// moved), that one on its own through the Cluster client, which follows
+// the redirects. Where a key of the registry is not a set (damage), the
+// namespaces are found by scanning for their sets of releases instead.
+
+// registryKey is the key of the registry that holds ns.
+func (b *redisBackend) registryKey(ns string) string {
+	if !b.cluster {
+		return b.k.namespaces()
+	}
+	return b.k.slotRegistry(keySlot(b.k.all(ns)))
+}
+
+// registryScript returns the members of the registries of some slots,
+// ARGV[1] .. ":{" .. tag .. "}:namespaces" for each tag in ARGV[2] (comma
+// separated: one argument is much cheaper to send than thousands), and the
+// positions (from 1) of those it could not read: on another node (a slot
+// that moved, or that is being moved and whose key is gone or not yet
+// there) or of the wrong type. A script may read keys of many slots only
+// undeclared, on its own node, and with allow-cross-slot-keys (Redis 7).
+var registryScript = goredis.NewScript(`#!lua flags=no-writes,allow-cross-slot-keys
+local prefix = ARGV[1]
+local out, bad = {}, {}
+local i = 0
+for tag in string.gmatch(ARGV[2], '[^,]+') do
+  i = i + 1
+  local r = redis.pcall('SMEMBERS', prefix .. ':{' .. tag .. '}:namespaces')
+  if r['err'] then
+    bad[#bad + 1] = i
+  else
+    for _, m in ipairs(r) do out[#out + 1] = m end
+  end
+end
+return {out, bad}
+`)
+
+// namespaces returns ns, or for "" every namespace that may hold releases,
+// sorted: the registry's members, or where a key of the registry is not a
+// set, the namespaces whose set of releases exists, found by scanning
+// (every primary).
+func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, error) {
+	if ns != "" {
+		return []string{ns}, nil
+	}
+	var nss []string
+	var err error
+	if b.cluster {
+		nss, err = b.slotRegistries(ctx)
+	} else {
+		err = b.again(ctx, func() (err error) {
+			nss, err = b.c.SMembers(ctx, b.k.namespaces()).Result()
+			return err
+		})
+	}
+	if err == nil {
+		return sortedUnique(nss), nil
+	}
+	if !isWrongType(err) {
+		return nil, err
+	}
+	b.log("helmstore: redis: a key of the namespace registry is not a set (%v): finding namespaces by scanning", err)
+	keys, err := b.scan(ctx, "", b.k.allPattern(), "set")
+	if err != nil {
+		return nil, err
+	}
+	nss = nss[:0]
+	for _, k := range keys {
+		if n, ok := b.k.namespaceOfAll(k); ok {
+			nss = append(nss, n)
+		}
+	}
+	return sortedUnique(nss), nil
+}
+
+func sortedUnique(ss []string) []string {
+	sort.Strings(ss)
+	out := ss[:0]
+	for i, s := range ss {
+		if i == 0 || s != ss[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// slotRegistries returns the members of every slot's registry (Cluster): a
+// script on each primary for the slots it serves (CLUSTER SHARDS), then
+// the registries the scripts could not read, one by one through the
+// Cluster client. It fails with WRONGTYPE if one is not a set.
+func (b *redisBackend) slotRegistries(ctx context.Context) ([]string, error) {
+	cc, ok := b.c.(*goredis.ClusterClient)
+	if !ok {
+		return nil, fmt.Errorf("unexpected client %T", b.c)
+	}
+	bySlots := map[*goredis.Client][]int{}
+	var rest []int // slots to read one by one
+	err := b.again(ctx, func() error {
+		clear(bySlots)
+		rest = rest[:0]
+		shards, err := cc.ClusterShards(ctx).Result()
+		if err != nil {
+			return err
+		}
+		var covered [clusterSlots]bool
+		for _, sh := range shards {
+			for _, r := range sh.Slots {
+				if r.Start < 0 || r.End >= clusterSlots || r.Start > r.End {
+					continue
+				}
+				m, err := cc.MasterForKey(ctx, b.k.slotRegistry(int(r.Start)))
+				if err != nil {
+					return err
+				}
+				for s := int(r.Start); s <= int(r.End); s++ {
+					if !covered[s] {
+						covered[s] = true
+						bySlots[m] = append(bySlots[m], s)
+					}
+				}
+			}
+		}
+		for s, c := range covered {
+			if !c {
+				rest = append(rest, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	var nss []string
+	var wg sync.WaitGroup
+	for m, slots := range bySlots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, bad, err := b.registryOn(ctx, m, slots)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				rest = append(rest, slots...)
+				return
+			}
+			nss = append(nss, got...)
+			rest = append(rest, bad...)
+		}()
+	}
+	wg.Wait()
+	if len(rest) == 0 {
+		return nss, nil
+	}
+	cmds := make([]*goredis.StringSliceCmd, len(rest))
+	err = b.again(ctx, func() error {
+		pipe := b.c.Pipeline()
+		for i, slot := range rest {
+			cmds[i] = pipe.SMembers(ctx, b.k.slotRegistry(slot))
+		}
+		_, _ = pipe.Exec(ctx)
+		return firstError(cmds)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cmds {
+		got, err := c.Result()
+		if isWrongType(err) {
+			return nil, fmt.Errorf("%s: %w", b.k.slotRegistry(rest[i]), err)
+		}
+		nss = append(nss, got...)
+	}
+	return nss, nil
+}
+
+// registryOn runs registryScript on the primary m for slots, returning the
+// members and the slots whose registry it could not read. A script the
+// server refuses (rather than a failure to reach it) is logged once: the
+// registries are then read one by one, which is slower.
+func (b *redisBackend) registryOn(ctx context.Context, m *goredis.Client, slots []int) (nss []string, bad []int, err error) {
+	tags := slotTags()
+	var list strings.Builder
+	list.Grow(8 * len(slots))
+	for i, s := range slots {
+		if i > 0 {
+			list.WriteByte(',')
+		}
+		list.WriteString(tags[s])
+	}
+	reply, err := registryScript.Run(ctx, m, nil, b.k.prefix, list.String()).Slice()
+	if err != nil {
+		if !isTransport(err) && !transient(err) && b.scriptRefused.CompareAndSwap(false, true) {
+			b.log("helmstore: redis: reading the namespace registry with a script on %s failed (%v): reading its keys one by one", m.Options().Addr, err)
+		}
+		return nil, nil, err
+	}
+	unexpected := errors.New("unexpected reply from the registry script")
+	if len(reply) != 2 {
+		return nil, nil, unexpected
+	}
+	members, ok1 := reply[0].([]interface{})
+	positions, ok2 := reply[1].([]interface{})
+	if !ok1 || !ok2 {
+		return nil, nil, unexpected
+	}
+	for _, v := range members {
+		if s, ok := v.(string); ok {
+			nss = append(nss, s)
+		}
+	}
+	for _, v := range positions {
+		i, ok := v.(int64)
+		if !ok || i < 1 || int(i) > len(slots) {
+			return nil, nil, unexpected
+		}
+		bad = append(bad, slots[i-1])
+	}
+	return nss, bad, nil
+}
