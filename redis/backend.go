@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -29,6 +30,8 @@ type redisBackend struct {
 	// known remembers parts seen stored, so a write sends only the frames
 	// the server is likely to lack (the script asks for any it does lack).
 	known *knownParts
+	// recordTTL is how long a write's reply is kept (recordTTL).
+	recordTTL time.Duration
 	// retries bounds how often a write whose head changed between its read
 	// and its script (another writer won) is tried again.
 	retries int
@@ -44,7 +47,7 @@ var _ backend.Backend = (*redisBackend)(nil)
 
 func newBackend(c goredis.UniversalClient, prefix string, log func(string, ...interface{})) *redisBackend {
 	_, cluster := c.(*goredis.ClusterClient)
-	return &redisBackend{c: c, k: keys{prefix: prefix}, log: log, cluster: cluster, known: newKnownParts(4096), retries: 200}
+	return &redisBackend{c: c, k: keys{prefix: prefix}, log: log, cluster: cluster, known: newKnownParts(4096), retries: 200, recordTTL: minRecordTTL}
 }
 
 // Close closes the client's connections.

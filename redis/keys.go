@@ -22,7 +22,7 @@ import (
 //	<prefix>:{ns}:l:<key>=<value>   set: release keys with one custom label
 //	<prefix>:{ns}:parts             set: digests of the parts stored in ns
 //	<prefix>:{ns}:p:<digest>        hash: one part (frame, kind, raw size, references)
-//	<prefix>:{ns}:o:<token>         string: the reply of one write, for a few minutes (writeScript)
+//	<prefix>:{ns}:o:<token>         string: the reply of one write, for a while (writeScript, recordTTL)
 type keys struct{ prefix string }
 
 func (k keys) tag(ns string) string { return k.prefix + ":{" + ns + "}:" }

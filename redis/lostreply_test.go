@@ -154,3 +154,54 @@ func TestDeleteTooLargeForReadTimeout(t *testing.T) {
 		}
 	}
 }
+
+// A write's record outlives every resend of its script, which can come as
+// late as the operation's bound: it is kept at least twice the store's
+// timeout, and at least five minutes. Checked on the records a Create, an
+// Update and a Delete leave, for the default timeout, a long one and none.
+func TestWriteRecordOutlivesTheTimeout(t *testing.T) {
+	n := testenv.StartRedisNode(t)
+	admin := n.Client()
+	defer admin.Close()
+	ctx := context.Background()
+	for _, c := range []struct {
+		what    string
+		opts    []driver.Option
+		atLeast time.Duration
+	}{
+		{"the default timeout (2 min)", nil, 5 * time.Minute},
+		{"WithTimeout(10m)", []driver.Option{driver.WithTimeout(10 * time.Minute)}, 20 * time.Minute},
+		{"WithTimeout(2h)", []driver.Option{driver.WithTimeout(2 * time.Hour)}, 4 * time.Hour},
+		{"no timeout", []driver.Option{driver.WithTimeout(0)}, 5 * time.Minute},
+	} {
+		conn := withPrefix(t, "redis://"+n.Addr+"/0")
+		s := openStore(t, conn, c.opts...)
+		if err := upgrade(s, "default", "app", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := upgrade(s, "default", "app", 2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Delete(backend.MakeKey("app", 1)); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		records, err := admin.Keys(ctx, prefixOf(t, conn)+":{default}:o:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != 4 { // two Creates, an Update, a Delete
+			t.Fatalf("%s: %d write records, want 4", c.what, len(records))
+		}
+		for _, rec := range records {
+			ttl, err := admin.PTTL(ctx, rec).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The time since the write, generously, off the bound.
+			if ttl < c.atLeast-time.Minute || ttl > c.atLeast {
+				t.Errorf("%s: record %s expires in %v, want %v", c.what, rec, ttl, c.atLeast)
+			}
+		}
+	}
+}

@@ -80,6 +80,7 @@ func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) 
 		return nil, err
 	}
 	b := newBackend(c, set.prefix, cfg.Log)
+	b.recordTTL = recordTTL(cfg.Timeout)
 	b.sink = sink
 	sink.open()
 	if cfg.Timeout > 0 {

@@ -22,7 +22,7 @@ import goredis "github.com/redis/go-redis/v9"
 // the first write that allocates.
 //
 // It is idempotent: a run records its reply under the write's token
-// (KEYS[3]) for a few minutes, and a run that finds the record returns it
+// (KEYS[3]) for recordTTL (ARGV), and a run that finds the record returns it
 // without writing anything. go-redis sends a script again when its reply
 // was lost (a timeout, a connection reset); the second run then answers
 // what the first did, instead of "exists" or "not found" for the first

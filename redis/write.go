@@ -20,9 +20,20 @@ import (
 // script) more often than the retry policy allows: nothing was written.
 var errConflict = fmt.Errorf("%w: the release kept changing under this write", driver.ErrConflict)
 
-// recordTTL is how long a write's reply is kept for a run of the same
-// script sent again (writeScript): go-redis resends within a few seconds.
-const recordTTL = 5 * time.Minute
+// minRecordTTL is the least time a write's reply is kept for a run of the
+// same script sent again (writeScript).
+const minRecordTTL = 5 * time.Minute
+
+// recordTTL is how long a write's reply is kept, for a store whose
+// operations are bounded by timeout (0: no bound): the same script is
+// sent again only within its operation (by go-redis after a lost reply,
+// or by again), so twice the bound, and at least minRecordTTL. Without a
+// bound, resends start within failoverWindow plus one attempt of go-redis
+// (max_retries+1 tries, each bounded by dial_timeout and read_timeout):
+// about a minute with go-redis's defaults.
+func recordTTL(timeout time.Duration) time.Duration {
+	return max(minRecordTTL, 2*timeout)
+}
 
 // transientRetries and failoverWindow bound how often and for how long a
 // command refused for now (transient), or in Cluster one that could not
@@ -105,7 +116,7 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 	}
 	reg := at(b.registryKey(w.ns))
 	args := make([]interface{}, 0, 12+len(w.fields)+len(w.rem)+len(w.add)+7*len(w.parts))
-	args = append(args, w.op, w.rev, token, w.key, w.ns, reg, recordTTL.Milliseconds(), len(w.fields)/2)
+	args = append(args, w.op, w.rev, token, w.key, w.ns, reg, b.recordTTL.Milliseconds(), len(w.fields)/2)
 	args = append(args, w.fields...)
 	args = append(args, len(w.rem))
 	for _, s := range w.rem {
