@@ -1,9 +1,13 @@
 package crsplit
 
 import (
+	"context"
+	"net"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/drivertest"
@@ -13,7 +17,10 @@ import (
 // TestConformance runs the core conformance suite against crsplit on the
 // real API server. Each Open starts from an empty cluster: every helmstore
 // object, in every namespace, is deleted first (the suite lists across all
-// namespaces). Tests in this package do not run in parallel.
+// namespaces). Tests in this package do not run in parallel. Proxied opens
+// a store whose client dials the API server through the suite's proxy
+// (over HTTP/2, as client-go speaks to an API server, except under
+// LostReply); Wipe deletes every helmstore object behind the stores' backs.
 func TestConformance(t *testing.T) {
 	k := cluster(t)
 	for _, ns := range []string{"team-a", "team-b"} {
@@ -29,10 +36,39 @@ func TestConformance(t *testing.T) {
 			s, _ := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace, opts...)
 			return s
 		},
+		Proxied: func(t *testing.T, _ driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+			rc := proxiedConfig(k.Config(testenv.KubeAdmin), proxy)
+			if strings.Contains(t.Name(), "/LostReply/") {
+				// One request per connection at a time, so that each is
+				// a message of its own to the proxy: over HTTP/2 the
+				// requests in flight together are one message, and only
+				// the first reply to them could be lost.
+				rc.TLSClientConfig.NextProtos = []string{"http/1.1"}
+			}
+			s, err := Open(ctxT(t), rc, append([]driver.Option{driver.WithLog(t.Logf)}, opts...)...)
+			if err != nil {
+				return nil, err
+			}
+			t.Cleanup(func() { s.Close() })
+			return s.Namespace(driver.DefaultNamespace), nil
+		},
+		Wipe: func(t *testing.T, s driver.Store) { wipe(t, kubeBackendOf(s)) },
 		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
 			return newTamperer(kubeBackendOf(s))
 		},
 	})
+}
+
+// proxiedConfig returns rc with every connection to the API server dialled
+// at proxy(addr) instead of addr. TLS goes through the proxy untouched: the
+// client still verifies the server's certificate for the host in rc.Host.
+func proxiedConfig(rc *rest.Config, proxy drivertest.ProxyFunc) *rest.Config {
+	rc = rest.CopyConfig(rc)
+	var d net.Dialer
+	rc.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return d.DialContext(ctx, network, proxy(addr))
+	}
+	return rc
 }
 
 // wipe deletes every helmstore object in the cluster.

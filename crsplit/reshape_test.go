@@ -1,0 +1,656 @@
+package crsplit
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/release"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// crsplit's Tamperer is a drivertest.Reshaper, on the objects themselves.
+// The API server validates every write against the CRDs' schema (types,
+// required fields, patterns, minimums) and prunes fields it does not
+// declare, so a variant is only what a user with write access can store:
+// a string field holding what does not decode (a record that is not
+// base64, a chunk set id no object name can hold), a field the schema
+// leaves open (spec.release) holding what is not a record, a field the
+// schema does not require removed, counts and sizes as large as the
+// schema's integers allow, an object replaced by one of another kind, and
+// owner references naming other kinds (the API server only checks that
+// their fields are present). A number where the schema declares a string,
+// or a required field removed, is refused at write time: those variants
+// do not exist on crsplit. Each write is checked to be stored as made.
+var _ drivertest.Reshaper = (*tamperer)(nil)
+
+// reshape is one way of damaging the shape of an object: edit changes the
+// object's JSON and reports whether it applies to it (the field it changes
+// is there).
+type reshape struct {
+	what string
+	edit func(m map[string]any) bool
+}
+
+// field returns the object at path in m (nil if a step is missing or not
+// an object).
+func field(m map[string]any, path ...string) map[string]any {
+	for _, p := range path {
+		next, _ := m[p].(map[string]any)
+		if next == nil {
+			return nil
+		}
+		m = next
+	}
+	return m
+}
+
+// set returns a reshape setting key of the object at path to v, if the key
+// is there (or always, with force).
+func set(what string, v any, force bool, path []string, key string) reshape {
+	return reshape{what, func(m map[string]any) bool {
+		o := field(m, path...)
+		if o == nil {
+			return false
+		}
+		if _, ok := o[key]; !ok && !force {
+			return false
+		}
+		o[key] = v
+		return true
+	}}
+}
+
+// drop returns a reshape removing key from the object at path, if it is
+// there.
+func drop(what string, path []string, key string) reshape {
+	return reshape{what, func(m map[string]any) bool {
+		o := field(m, path...)
+		if o == nil {
+			return false
+		}
+		if _, ok := o[key]; !ok {
+			return false
+		}
+		delete(o, key)
+		return true
+	}}
+}
+
+const (
+	hugeCount = float64(1 << 30)
+	hugeSize  = float64(1 << 40)
+	// notBase64 is what a string field that should hold base64 holds
+	// instead (the schema declares such fields plain strings).
+	notBase64 = "%%% not base64 %%%"
+)
+
+var (
+	spec  = []string{"spec"}
+	parts = []string{"spec", "parts"}
+)
+
+// chunkedRecord returns a reshape that makes a Release's record claim to
+// be in a chunk set of count chunks (0: as it is, or one) of size bytes
+// (0: as it is, or the record's) with id ("": as it is, or a real-looking
+// one): the chunk set's fields are set, or an inline record moved to a
+// chunk set (no chunk is written).
+func chunkedRecord(what string, id string, count, size float64) reshape {
+	return reshape{what, func(m map[string]any) bool {
+		s := field(m, spec...)
+		if s == nil {
+			return false
+		}
+		cs := field(s, "releaseChunks")
+		if cs == nil {
+			rec, _ := s["record"].(string)
+			raw, err := base64.StdEncoding.DecodeString(rec)
+			if rec == "" || err != nil {
+				return false
+			}
+			cs = map[string]any{"id": "0badc0de", "count": float64(1), "size": float64(len(raw)), "digest": codec.Sum(raw).String()}
+			delete(s, "record")
+			s["releaseChunks"] = cs
+		}
+		for k, v := range map[string]any{"id": id, "count": count, "size": size} {
+			if v != "" && v != float64(0) {
+				cs[k] = v
+			}
+		}
+		return true
+	}}
+}
+
+// releaseReshapes, partReshapes and chunkReshapes are the variants of each
+// shape for a Release, a Chart, Values or Manifest object, and the first
+// Chunk of a chunked part.
+var releaseReshapes = map[drivertest.Shape][]reshape{
+	drivertest.WrongType: {
+		set("spec.record a string that is not base64 (the schema declares a string; a number there is refused)", notBase64, false, spec, "record"),
+		set("spec.releaseChunks.digest another digest (of nothing stored)", fmt.Sprintf("%064d", 0), false, []string{"spec", "releaseChunks"}, "digest"),
+		{"spec.record moved to spec.release (an object the schema leaves open) as an object whose fields have the wrong types", func(m map[string]any) bool {
+			s := field(m, spec...)
+			if s == nil {
+				return false
+			}
+			delete(s, "record")
+			delete(s, "releaseChunks")
+			s["release"] = map[string]any{"name": 5, "version": "one", "info": "deployed", "chart": []any{"x"}}
+			return true
+		}},
+		chunkedRecord("the record's chunk set id, an open string in the schema, one no object name can hold ('../x y')", "../x y", 0, 0),
+	},
+	drivertest.MissingField: {
+		drop("spec.record removed", spec, "record"),
+		drop("spec.parts removed", spec, "parts"),
+		drop("spec.parts.chart removed", parts, "chart"),
+		drop("spec.parts.values removed", parts, "values"),
+		drop("spec.parts.manifest removed", parts, "manifest"),
+		drop("spec.createdAt removed", spec, "createdAt"),
+		// key, name, version, status and owner are required: refused.
+	},
+	drivertest.HugeCount: {
+		chunkedRecord("the record in a chunk set claiming 2^30 chunks", "", hugeCount, 0),
+		chunkedRecord("the record in a chunk set claiming 2^30 chunks of 2^40 bytes", "", hugeCount, hugeSize),
+	},
+	drivertest.HugeSize: {
+		chunkedRecord("the record in a chunk set claiming 2^40 bytes", "", 0, hugeSize),
+	},
+}
+
+// otherKind returns a reshape that replaces a part object by one of
+// another part kind, same name and content (a Chart by a Values object,
+// others by a Chart): the write deletes the original and creates it
+// there.
+var otherKind = reshape{"the part object replaced by one of another kind, same name and spec", func(m map[string]any) bool {
+	if m["kind"] == "Chart" {
+		m["kind"] = "Values"
+	} else {
+		m["kind"] = "Chart"
+	}
+	return true
+}}
+
+// ownersAs returns a reshape that makes every ownerReference of an object
+// name a kind other than the one it names.
+func ownersAs(what, apiVersion, kind string) reshape {
+	return reshape{what, func(m map[string]any) bool {
+		owners, _ := field(m, "metadata")["ownerReferences"].([]any)
+		if len(owners) == 0 {
+			return false
+		}
+		for _, o := range owners {
+			if o, _ := o.(map[string]any); o != nil {
+				o["apiVersion"], o["kind"] = apiVersion, kind
+			}
+		}
+		return true
+	}}
+}
+
+var partReshapes = map[drivertest.Shape][]reshape{
+	drivertest.WrongType: {
+		set("spec.data a string that is not base64 (the schema declares a string)", notBase64, false, spec, "data"),
+		otherKind,
+		ownersAs("ownerReferences naming ConfigMaps (v1) instead of Releases", "v1", "ConfigMap"),
+		// A string where size, storedSize, chunks or complete is is
+		// refused.
+	},
+	drivertest.MissingField: {
+		drop("spec.data removed", spec, "data"),
+		drop("spec.complete removed", spec, "complete"),
+		drop("spec.frameDigest removed", spec, "frameDigest"),
+		drop("spec.chunks removed", spec, "chunks"),
+		drop("metadata.ownerReferences removed", []string{"metadata"}, "ownerReferences"),
+		drop("metadata.labels removed (the object label batch reads select by)", []string{"metadata"}, "labels"),
+		// digest, size and storedSize are required: refused.
+	},
+	drivertest.HugeCount: {
+		set("spec.chunks 2^30", hugeCount, true, spec, "chunks"),
+		{"spec.chunks 2^30 and spec.storedSize 2^40, spec.data removed", func(m map[string]any) bool {
+			s := field(m, spec...)
+			if s == nil {
+				return false
+			}
+			s["chunks"], s["storedSize"] = hugeCount, hugeSize
+			delete(s, "data")
+			return true
+		}},
+	},
+	drivertest.HugeSize: {
+		set("spec.storedSize 2^40", hugeSize, true, spec, "storedSize"),
+		set("spec.size 2^40", hugeSize, true, spec, "size"),
+	},
+}
+
+var chunkReshapes = map[drivertest.Shape][]reshape{
+	drivertest.WrongType: {
+		set("the first chunk's spec.data a string that is not base64", notBase64, false, spec, "data"),
+		set("the first chunk's spec.of naming another object", "charts/"+fmt.Sprintf("%064d", 0), false, spec, "of"),
+	},
+	drivertest.MissingField: {
+		drop("the first chunk's spec.of removed", spec, "of"),
+		// index and data are required: refused.
+	},
+	drivertest.HugeCount: {
+		set("the first chunk's spec.index 2^30", hugeCount, true, spec, "index"),
+	},
+}
+
+// embeddedReshapes edit every frame of part d that a Release embeds.
+func embeddedReshapes(d string) map[drivertest.Shape][]reshape {
+	each := func(what string, fn func(e map[string]any) bool) reshape {
+		return reshape{what, func(m map[string]any) bool {
+			es, _ := field(m, spec...)["embedded"].([]any)
+			done := false
+			kept := es[:0:0]
+			for _, x := range es {
+				if e, _ := x.(map[string]any); e != nil && e["digest"] == d {
+					done = true
+					if !fn(e) {
+						continue
+					}
+				}
+				kept = append(kept, x)
+			}
+			if done {
+				field(m, spec...)["embedded"] = kept
+			}
+			return done
+		}}
+	}
+	return map[drivertest.Shape][]reshape{
+		drivertest.WrongType: {
+			each("the embedded frame's data a string that is not base64", func(e map[string]any) bool { e["data"] = notBase64; return true }),
+		},
+		drivertest.MissingField: {
+			each("the embedded frame removed (spec.parts still names it)", func(e map[string]any) bool { return false }),
+			each("the embedded frame's size removed", func(e map[string]any) bool {
+				_, ok := e["size"]
+				delete(e, "size")
+				return ok
+			}),
+		},
+		drivertest.HugeSize: {
+			each("the embedded frame's size 2^40", func(e map[string]any) bool { e["size"] = hugeSize; return true }),
+		},
+	}
+}
+
+// shaped is an object to damage: where it is, its JSON, and the variants
+// that may apply to it.
+type shaped struct {
+	res, ns, name string
+	m             map[string]any
+	rs            []reshape
+}
+
+// Reshape implements drivertest.Reshaper: on the Release of target.Key
+// and, if its record is chunked, the record's first Chunk; or on the part object of target.Part and, if it is chunked, its first
+// Chunk (or, for a part no object holds, on every Release embedding it,
+// alike). Variants are counted over those that apply.
+func (tp *tamperer) Reshape(ctx context.Context, target drivertest.Target, shape drivertest.Shape, i int) (string, error) {
+	tp.b.WaitCommits()
+	ns := target.Namespace
+	var groups [][]shaped
+	read := func(res, name string, rs []reshape) (shaped, error) {
+		raw, err := tp.b.c.get(ctx, res, ns, name)
+		if err != nil {
+			return shaped{}, err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return shaped{}, err
+		}
+		return shaped{res, ns, name, m, rs}, nil
+	}
+	if target.Key != "" {
+		o, err := read(resReleases, releaseObjectName(target.Key), releaseReshapes[shape])
+		if err != nil {
+			return "", err
+		}
+		groups = append(groups, []shaped{o})
+		if rel, err := decodeRelease(mustJSON(o.m)); err == nil && rel.Spec.ReleaseChunks != nil {
+			c, err := read(resChunks, releaseChunkName(rel.UID, rel.Spec.ReleaseChunks.ID, 0), chunkReshapes[shape])
+			if err != nil {
+				return "", err
+			}
+			groups = append(groups, []shaped{c})
+		}
+	} else if res, obj, err := tp.part(ctx, ns, target.Part); err == nil {
+		o, err := read(res, obj.Name, partReshapes[shape])
+		if err != nil {
+			return "", err
+		}
+		groups = append(groups, []shaped{o})
+		if obj.Spec.Chunks > 0 {
+			c, err := read(resChunks, partChunkNames(obj)[0], chunkReshapes[shape])
+			if err != nil {
+				return "", err
+			}
+			groups = append(groups, []shaped{c})
+		}
+	} else {
+		var g []shaped
+		raws, lerr := tp.b.c.list(ctx, resReleases, ns, metav1.ListOptions{})
+		if lerr != nil {
+			return "", lerr
+		}
+		for _, raw := range raws {
+			rel, derr := decodeRelease(raw)
+			if derr != nil {
+				continue
+			}
+			for _, e := range rel.Spec.Embedded {
+				if e.Digest == target.Part {
+					o, err := read(resReleases, rel.Name, embeddedReshapes(target.Part)[shape])
+					if err != nil {
+						return "", err
+					}
+					g = append(g, o)
+					break
+				}
+			}
+		}
+		if len(g) == 0 {
+			return "", err
+		}
+		groups = append(groups, g)
+	}
+	for _, g := range groups {
+		for _, r := range g[0].rs {
+			if !r.edit(copyJSON(g[0].m)) {
+				continue
+			}
+			if i > 0 {
+				i--
+				continue
+			}
+			for _, o := range g {
+				if r.edit(o.m) {
+					if err := tp.write(ctx, o); err != nil {
+						return "", fmt.Errorf("%s: %w", r.what, err)
+					}
+				}
+			}
+			return r.what, nil
+		}
+	}
+	return "", drivertest.ErrNoVariant
+}
+
+// write stores o.m over the object it was read from (its resourceVersion
+// the precondition), or, if its kind changed, deletes that object and
+// creates o.m as an object of the new kind; then checks that the API
+// server kept what was written, and waits until its watch cache serves it.
+func (tp *tamperer) write(ctx context.Context, o shaped) error {
+	res := o.res
+	if k, _ := o.m["kind"].(string); o.res != resReleases && o.res != resChunks && k != kindOfResource(o.res) {
+		if err := tp.b.c.delete(ctx, o.res, o.ns, o.name, "", ""); err != nil {
+			return err
+		}
+		if err := tp.settle(ctx, o.ns, o.res, o.name); err != nil {
+			return err
+		}
+		res = resourceOfKind(k)
+		md := field(o.m, "metadata")
+		for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"} {
+			delete(md, f)
+		}
+		if _, err := tp.b.c.create(ctx, res, o.ns, o.name, o.m); err != nil {
+			return err
+		}
+	} else if _, err := tp.b.c.update(ctx, res, o.ns, o.name, o.m); err != nil {
+		return err
+	}
+	raw, err := tp.b.c.get(ctx, res, o.ns, o.name)
+	if err != nil {
+		return err
+	}
+	var got map[string]any
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return err
+	}
+	for _, path := range [][]string{{"spec"}, {"metadata", "labels"}, {"metadata", "ownerReferences"}} {
+		want, have := lookup(o.m, path), lookup(got, path)
+		if !reflect.DeepEqual(normalize(want), normalize(have)) {
+			return fmt.Errorf("the API server did not keep %v as written: wrote %v, stored %v", path, want, have)
+		}
+	}
+	return tp.settle(ctx, o.ns, res, o.name)
+}
+
+// lookup returns the value at path in m (nil if absent).
+func lookup(m map[string]any, path []string) any {
+	var v any = m
+	for _, p := range path {
+		o, _ := v.(map[string]any)
+		if o == nil {
+			return nil
+		}
+		v = o[p]
+	}
+	return v
+}
+
+// normalize returns v as JSON decodes it (numbers float64, no Go types).
+func normalize(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	json.Unmarshal(b, &out)
+	return out
+}
+
+// resourceOfKind returns the resource of the part kind k.
+func resourceOfKind(k string) string {
+	switch k {
+	case "Chart":
+		return resCharts
+	case "Values":
+		return resValues
+	}
+	return resManifests
+}
+
+// mustJSON returns m as JSON.
+func mustJSON(m map[string]any) []byte {
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// copyJSON returns a deep copy of a decoded JSON object.
+func copyJSON(m map[string]any) map[string]any {
+	out, _ := normalize(m).(map[string]any)
+	return out
+}
+
+// reshapeRun is the data one variant damages, in a namespace of its own:
+// app and web share their chart; large has a chunked chart; hooked a
+// chunked record; up is app's upgrade, its values a delta embedded in its
+// Release. uses says which release keys use each part digest.
+type reshapeRun struct {
+	ns                                      string
+	keys                                    []string
+	app, hooked                             string
+	shared, largeChart, appValues, upValues string
+	uses                                    map[string]map[string]bool
+}
+
+func newReshapeRun(t *testing.T, k *testenv.KubeServer, s driver.Store, tp *tamperer) reshapeRun {
+	t.Helper()
+	ns := newNamespace(t, k)
+	v := s.Namespace(ns)
+	app, web := smallVariant("app", ns, 1, 1, "c"), smallVariant("web", ns, 1, 2, "c")
+	up := smallVariant("app", ns, 2, 1, "c")
+	up.Config["upgraded"] = true
+	hooked := smallVariant("hooked", ns, 1, 3, "h")
+	g := fixture.New(7)
+	for i := 0; i < 4; i++ {
+		hooked.Hooks = append(hooked.Hooks, &release.Hook{Name: "big-hook", Kind: "Job", Path: "hooks/job.yaml", Manifest: g.Manifest("hook", 768<<10)})
+	}
+	rels := []*release.Release{app, web, fixture.LargeRelease("large", ns, 1), up, hooked}
+	r := reshapeRun{ns: ns, app: key("app", 1), hooked: key("hooked", 1), uses: map[string]map[string]bool{}}
+	for _, rel := range rels {
+		kk := key(rel.Name, rel.Version)
+		if err := v.Create(kk, rel); err != nil {
+			t.Fatal(err)
+		}
+		r.keys = append(r.keys, kk)
+	}
+	ctx := ctxT(t)
+	heads := map[string]*releaseObject{}
+	for _, kk := range r.keys {
+		_, m, err := tp.object(ctx, ns, kk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := decodeRelease(mustJSON(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		heads[kk] = obj
+		p := obj.Spec.Parts
+		for _, d := range []string{p.Chart, p.Values, p.Manifest, p.ValuesBase, p.ManifestBase} {
+			if d != "" {
+				if r.uses[d] == nil {
+					r.uses[d] = map[string]bool{}
+				}
+				r.uses[d][kk] = true
+			}
+		}
+	}
+	r.shared, r.appValues = heads[r.app].Spec.Parts.Chart, heads[r.app].Spec.Parts.Values
+	r.largeChart, r.upValues = heads[key("large", 1)].Spec.Parts.Chart, heads[key("app", 2)].Spec.Parts.Values
+	if r.shared != heads[key("web", 1)].Spec.Parts.Chart {
+		t.Fatal("app and web do not share their chart: the test tests nothing")
+	}
+	if heads[r.hooked].Spec.ReleaseChunks == nil {
+		t.Fatal("hooked's record is not chunked: the test tests nothing")
+	}
+	if _, obj, err := tp.part(ctx, ns, r.largeChart); err != nil || obj.Spec.Chunks == 0 {
+		t.Fatalf("large's chart is not chunked (%v): the test tests nothing", err)
+	}
+	if _, _, err := tp.part(ctx, ns, r.upValues); err == nil {
+		t.Fatal("app's upgrade has a Values object: nothing is embedded, the test tests nothing")
+	}
+	return r
+}
+
+// checkReshaped checks, on a fresh store with no cache and a 30 s timeout,
+// that the releases damaged read as ErrCorrupt or whole, the others whole,
+// that List of the namespace and of all namespaces answer, and that the
+// damaged ones are deletable; each operation returns within three times
+// its timeout, allocating at most 256 MiB.
+func checkReshaped(t *testing.T, k *testenv.KubeServer, r reshapeRun, damaged map[string]bool, what string) {
+	t.Helper()
+	const timeout = 30 * time.Second
+	s, _ := openAs(t, k, testenv.KubeAdmin, r.ns, driver.WithTimeout(timeout), driver.WithCacheBytes(0))
+	bound := func(op string, fn func() error) error {
+		t.Helper()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		err := fn()
+		if d := time.Since(start); d > 3*timeout {
+			t.Errorf("%s: %s took %s, past 3 times its timeout", what, op, d)
+		}
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > 256<<20 {
+			t.Errorf("%s: %s allocated %d MiB", what, op, n>>20)
+		}
+		return err
+	}
+	for _, kk := range r.keys {
+		err := bound("get "+kk, func() error { _, err := s.Get(kk); return err })
+		switch {
+		case damaged[kk] && err != nil && (!errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), kk)):
+			t.Errorf("%s: get of damaged %s: %v, want ErrCorrupt naming it (or the release whole)", what, kk, err)
+		case !damaged[kk] && err != nil:
+			t.Errorf("%s: get of %s, which the damage does not touch: %v", what, kk, err)
+		}
+	}
+	for _, view := range []driver.Store{s, s.Namespace("")} {
+		if err := bound("list", func() error { _, err := view.List(func(*release.Release) bool { return true }); return err }); err != nil {
+			t.Errorf("%s: list: %v", what, err)
+		}
+	}
+	for kk := range damaged {
+		if err := bound("delete "+kk, func() error { _, err := s.Delete(kk); return err }); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+			t.Errorf("%s: delete of damaged %s: %v", what, kk, err)
+		}
+		if _, err := s.Get(kk); !errors.Is(err, driver.ErrReleaseNotFound) {
+			t.Errorf("%s: get of %s after its delete: %v, want not found", what, kk, err)
+		}
+	}
+}
+
+// TestReshaper applies every variant of every shape the tamperer has to a
+// head, a head whose record is chunked, a part shared by two releases, a
+// chunked part, a values part and a values delta embedded in a Release,
+// each on data of its own, and checks what the suite checks of such damage
+// (checkReshaped). The conformance suite's Shapes reach neither chunked
+// records nor chunked parts.
+func TestReshaper(t *testing.T) {
+	k := cluster(t)
+	w, b := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace)
+	tp := &tamperer{b}
+	n := 0
+	for _, shape := range drivertest.Shapes {
+		for _, tc := range []struct {
+			name   string
+			target func(r reshapeRun) drivertest.Target
+		}{
+			{"head", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Key: r.app} }},
+			{"chunked-head", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Key: r.hooked} }},
+			{"shared-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.shared} }},
+			{"chunked-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.largeChart} }},
+			{"values-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.appValues} }},
+			{"embedded-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.upValues} }},
+		} {
+			for i := 0; ; i++ {
+				r := newReshapeRun(t, k, w, tp)
+				target := tc.target(r)
+				what, err := tp.Reshape(ctxT(t), target, shape, i)
+				if errors.Is(err, drivertest.ErrNoVariant) {
+					clearNamespace(t, b, r.ns)
+					break
+				}
+				if err != nil {
+					t.Fatalf("%s %s %d: %v", shape, tc.name, i, err)
+				}
+				n++
+				damaged := r.uses[target.Part]
+				if target.Key != "" {
+					damaged = map[string]bool{target.Key: true}
+				}
+				checkReshaped(t, k, r, damaged, fmt.Sprintf("%s %s: %s", shape, tc.name, what))
+				clearNamespace(t, b, r.ns) // or every later all-namespaces List reads it
+			}
+		}
+	}
+	t.Logf("%d reshapes checked", n)
+}
+
+// clearNamespace deletes every helmstore object in ns.
+func clearNamespace(t testing.TB, b *kubeBackend, ns string) {
+	t.Helper()
+	b.WaitCommits()
+	for _, res := range allResources {
+		if err := b.c.rc.Delete().Namespace(ns).Resource(res).Body(&metav1.DeleteOptions{}).Do(ctxT(t)).Error(); err != nil {
+			t.Fatalf("clear %s in %s: %v", res, ns, err)
+		}
+	}
+}
