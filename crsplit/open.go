@@ -42,7 +42,15 @@ func Open(ctx context.Context, rc *rest.Config, opts ...driver.Option) (driver.S
 }
 
 // newStore opens the store on rc; cfg comes from driver.NewConfig (Log set).
+// Opening is bounded by cfg.Timeout, as every operation of the store is: an
+// API server that stops answering fails Open with driver.ErrUnavailable
+// within it.
 func newStore(ctx context.Context, rc *rest.Config, cfg *driver.Config) (driver.Store, error) {
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
 	c, err := newClient(rc)
 	if err != nil {
 		return nil, err
