@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -63,7 +66,27 @@ func body(r rest.Result) ([]byte, error) {
 	return r.Raw()
 }
 
+// nameless returns, for a name no object can have (one client-go refuses
+// to put in a request path: "..", or with a "/" or "%"), the API server's
+// answer for an object that does not exist, so that a name made from
+// damaged stored data (a chunk set id) reads as a missing object, not as
+// an unreachable server; nil for any other name.
+func nameless(res, name string) error {
+	msgs := content.IsPathSegmentName(name)
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
+		Details: &metav1.StatusDetails{Group: Group, Kind: res, Name: name},
+		Message: fmt.Sprintf("%s.%s %q not found: no object can have that name (%s)", res, Group, name, strings.Join(msgs, "; ")),
+	}}
+}
+
 func (c *client) get(ctx context.Context, res, ns, name string) ([]byte, error) {
+	if err := nameless(res, name); err != nil {
+		return nil, classify(err, "get", res, ns, name)
+	}
 	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).Do(ctx))
 	return b, classify(err, "get", res, ns, name)
 }
@@ -76,12 +99,18 @@ func (c *client) read(ctx context.Context, res, ns, name string, cached bool) ([
 	if !cached {
 		return c.get(ctx, res, ns, name)
 	}
+	if err := nameless(res, name); err != nil {
+		return nil, classify(err, "get", res, ns, name)
+	}
 	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).Param("resourceVersion", "0").Do(ctx))
 	return b, classify(err, "get", res, ns, name)
 }
 
 // getMeta returns only the object's metadata.
 func (c *client) getMeta(ctx context.Context, res, ns, name string) (*metav1.PartialObjectMetadata, error) {
+	if err := nameless(res, name); err != nil {
+		return nil, classify(err, "get", res, ns, name)
+	}
 	b, err := body(c.rc.Get().Namespace(ns).Resource(res).Name(name).SetHeader("Accept", acceptMetadata).Do(ctx))
 	if err != nil {
 		return nil, classify(err, "get", res, ns, name)
@@ -202,6 +231,9 @@ func (c *client) createQuiet(ctx context.Context, res, ns, name string, obj any)
 const acceptMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 
 func (c *client) update(ctx context.Context, res, ns, name string, obj any) ([]byte, error) {
+	if err := nameless(res, name); err != nil {
+		return nil, classify(err, "update", res, ns, name)
+	}
 	data, err := encodeObject(obj, res, name)
 	if err != nil {
 		return nil, err
@@ -211,6 +243,9 @@ func (c *client) update(ctx context.Context, res, ns, name string, obj any) ([]b
 }
 
 func (c *client) patch(ctx context.Context, res, ns, name string, pt types.PatchType, patch any) ([]byte, error) {
+	if err := nameless(res, name); err != nil {
+		return nil, classify(err, "patch", res, ns, name)
+	}
 	data, err := json.Marshal(patch)
 	if err != nil {
 		return nil, err
@@ -221,6 +256,9 @@ func (c *client) patch(ctx context.Context, res, ns, name string, pt types.Patch
 
 // delete removes an object; uid and rv, when set, are preconditions.
 func (c *client) delete(ctx context.Context, res, ns, name string, uid types.UID, rv string) error {
+	if err := nameless(res, name); err != nil {
+		return classify(err, "delete", res, ns, name)
+	}
 	opts := map[string]any{"apiVersion": "v1", "kind": "DeleteOptions"}
 	pre := map[string]any{}
 	if uid != "" {
