@@ -2,15 +2,19 @@ package crsplit
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/driver/backend/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 )
@@ -276,7 +280,18 @@ func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, e
 		}
 		return fromMeta(obj.Kind, &m.ObjectMeta), nil
 	}
+	token := createToken()
+	o.(*releaseObject).Annotations = map[string]string{annotationCreate: token}
 	raw, err := s.c.create(ctx, res, obj.Namespace, obj.Name, o)
+	if errors.Is(err, driver.ErrUnavailable) {
+		// The answer may have been lost after the server stored it: then
+		// the Release is this create's, and the create succeeded (else the
+		// caller, taking it for failed, would leave it pending, blocking
+		// the key, and a retry would find it "exists").
+		if mine, ok := s.createdAnyway(ctx, res, obj.Namespace, obj.Name, token); ok {
+			raw, err = mine, nil
+		}
+	}
 	if err != nil {
 		return nil, wrap(err, res, obj.Name)
 	}
@@ -289,6 +304,45 @@ func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, e
 		return nil, fmt.Errorf("%w: the Release CRD in the cluster does not keep spec.parts and spec.embedded as written (older than this version of helmstore?): install this version's CRDs (InstallCRDs, CRDManifests)", ErrCRDsNotInstalled)
 	}
 	return created, created.Err
+}
+
+// annotationCreate holds a random token on a Release from its create until
+// its next write (the commit), so that a create whose answer was lost can
+// tell, reading the Release back, whether it is the one it wrote.
+const annotationCreate = "helmstore.io/create"
+
+// createToken returns a new random token for annotationCreate.
+func createToken() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// createdAnyway reads the Release name back after a create that failed
+// without an answer from the API server, and returns it if it carries
+// token: the create was stored. A few reads are tried, within ctx, for a
+// connection that failed once.
+func (s *kubeStore) createdAnyway(ctx context.Context, res, ns, name, token string) ([]byte, bool) {
+	for attempt := 0; attempt < 3; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, false
+			case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+			}
+		}
+		raw, err := s.c.get(ctx, res, ns, name)
+		if err == nil {
+			var o struct {
+				Metadata struct{ Annotations map[string]string } `json:"metadata"`
+			}
+			return raw, json.Unmarshal(raw, &o) == nil && o.Metadata.Annotations[annotationCreate] == token
+		}
+		if !errors.Is(err, driver.ErrUnavailable) {
+			return nil, false // not stored (or not readable: as failed)
+		}
+	}
+	return nil, false
 }
 
 // Get implements cas.ObjectStore: a stale read is answered from the API
