@@ -58,9 +58,16 @@ func (b *redisBackend) Close() error {
 	return b.c.Close()
 }
 
+// logged returns ctx marked with the store's log (sinkHook), for commands
+// sent on a Cluster node's own client, which has no hook of the store's.
+func (b *redisBackend) logged(ctx context.Context) context.Context {
+	return sinkHook{sink: b.sink}.ctx(ctx)
+}
+
 // scan returns the keys matching pattern (of type typ, "" for any): on the
 // primary that serves slotKey's slot, or for slotKey "" on every primary.
 func (b *redisBackend) scan(ctx context.Context, slotKey, pattern, typ string) ([]string, error) {
+	ctx = b.logged(ctx)
 	var mu sync.Mutex
 	var out []string
 	one := func(ctx context.Context, c *goredis.Client) error {

@@ -17,6 +17,7 @@ import (
 // (managed services, ACL users without it), that is logged and the store
 // opens.
 func (b *redisBackend) check(ctx context.Context, allowEviction bool) error {
+	ctx = b.logged(ctx)
 	var mu sync.Mutex
 	var problems []string
 	one := func(ctx context.Context, c *goredis.Client) error {

@@ -147,8 +147,10 @@
 // go-redis logs through one logger per process. This package installs one
 // (redis.SetLogger) that sends a line about a dial error to the log of the
 // store whose connection failed (driver.Config.Log; each store dials through
-// its own dialer, which marks its errors), and any other line to the log of
-// every open store, or to the standard error when none is open. A program
-// that calls redis.SetLogger after importing the package takes its lines
-// back.
+// its own dialer, which marks its errors), a line logged with the context
+// of a store's operation (each store's client puts its log in the context
+// of its commands) to that store's log, and any other line, which cannot be
+// told apart among several stores, to the process's standard log (package
+// log), never to an arbitrary store's. A program that calls
+// redis.SetLogger after importing the package takes its lines back.
 package redis

@@ -7,26 +7,31 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"os"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 )
 
-// go-redis logs through one logger for the whole process (redis.SetLogger),
-// and most of its lines (a pool's "failed to dial after N attempts", a
-// Cluster's "all nodes are marked as failed") come from its own goroutines,
-// with no context of the operation that caused them. So that each store's
-// lines go to that store's log (driver.Config.Log), this package installs a
-// logger that routes them:
+// go-redis logs through one logger for the whole process (redis.SetLogger).
+// So that a store's lines go to that store's log (driver.Config.Log), this
+// package installs a logger that routes each line by what it can be
+// attributed to:
 //
 //   - a line about a dial error goes to the store whose dialer failed: every
 //     store dials through its own dialer (storeDialer), which marks its
 //     errors with the store (ownedError; the text is go-redis's own);
-//   - any other line goes to the log of every open store of this package
-//     (it cannot be told apart), or, when none is open, to the standard
-//     error as go-redis would have printed it.
+//   - a line go-redis logs with the context of an operation (its Logging
+//     interface takes one) goes to the store of that operation: every
+//     store's client has a hook (sinkHook) that puts the store's log in
+//     the context of each command, pipeline and dial (so, for instance, a
+//     Sentinel's "GetMasterAddrByName failed" while a store looks for its
+//     primary goes to that store);
+//   - any other line (go-redis's own goroutines, context.Background or
+//     TODO: a Cluster's "all nodes are marked as failed") cannot be told
+//     apart among several stores, and goes to the process's standard log
+//     (package log), never to an arbitrary store's. So does a line of a
+//     store that has been closed.
 //
 // A program that calls redis.SetLogger itself after importing this package
 // replaces the routing, and its stores' go-redis lines go where it says.
@@ -35,55 +40,75 @@ func init() {
 	goredis.SetLogger(router{})
 }
 
-// logSink is one open store's log.
+// logSink is one store's log, while the store is open.
 type logSink struct {
-	log func(format string, v ...interface{})
+	log    func(format string, v ...interface{})
+	closed atomic.Bool
 }
 
-var (
-	sinksMu sync.Mutex
-	sinks   = map[*logSink]bool{}
-	// stderr prints go-redis's lines when no store is open.
-	stderr = log.New(os.Stderr, "redis: ", log.LstdFlags)
-)
+func (s *logSink) close() { s.closed.Store(true) }
 
-func (s *logSink) open() {
-	sinksMu.Lock()
-	sinks[s] = true
-	sinksMu.Unlock()
-}
-
-func (s *logSink) close() {
-	sinksMu.Lock()
-	delete(sinks, s)
-	sinksMu.Unlock()
+// print sends line to the store's log, and reports whether it was open.
+func (s *logSink) print(line string) bool {
+	if s == nil || s.closed.Load() {
+		return false
+	}
+	s.log("helmstore: redis: go-redis: %s", line)
+	return true
 }
 
 // router is the go-redis logger of the process.
 type router struct{}
 
 // Printf sends one go-redis line where it belongs.
-func (router) Printf(_ context.Context, format string, v ...interface{}) {
+func (router) Printf(ctx context.Context, format string, v ...interface{}) {
 	line := fmt.Sprintf(format, v...)
 	for _, a := range v {
 		var o *ownedError
-		if err, ok := a.(error); ok && errors.As(err, &o) {
-			o.sink.log("helmstore: redis: go-redis: %s", line)
+		if err, ok := a.(error); ok && errors.As(err, &o) && o.sink.print(line) {
 			return
 		}
 	}
-	sinksMu.Lock()
-	open := make([]*logSink, 0, len(sinks))
-	for s := range sinks {
-		open = append(open, s)
+	if ctx != nil {
+		if s, _ := ctx.Value(sinkKey{}).(*logSink); s.print(line) {
+			return
+		}
 	}
-	sinksMu.Unlock()
-	if len(open) == 0 {
-		stderr.Print(line)
-		return
+	log.Print("redis: " + line)
+}
+
+// sinkKey is the context key of the store's log.
+type sinkKey struct{}
+
+// sinkHook puts a store's log in the context of every command, pipeline
+// and dial of the store's client, for router.
+type sinkHook struct{ sink *logSink }
+
+func (h sinkHook) ctx(ctx context.Context) context.Context {
+	if s, _ := ctx.Value(sinkKey{}).(*logSink); s == h.sink {
+		return ctx
 	}
-	for _, s := range open {
-		s.log("helmstore: redis: go-redis: %s", line)
+	return context.WithValue(ctx, sinkKey{}, h.sink)
+}
+
+// DialHook marks the dial's context.
+func (h sinkHook) DialHook(next goredis.DialHook) goredis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return next(h.ctx(ctx), network, addr)
+	}
+}
+
+// ProcessHook marks the command's context.
+func (h sinkHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		return next(h.ctx(ctx), cmd)
+	}
+}
+
+// ProcessPipelineHook marks the pipeline's context.
+func (h sinkHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		return next(h.ctx(ctx), cmds)
 	}
 }
 

@@ -82,7 +82,6 @@ func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) 
 	b := newBackend(c, set.prefix, cfg.Log)
 	b.recordTTL = recordTTL(cfg.Timeout)
 	b.sink = sink
-	sink.open()
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
@@ -99,8 +98,9 @@ func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) 
 // failover client when master_name is given, a Cluster client for several
 // addresses (host:port,host:port or addr= parameters) or cluster=true, a
 // plain client otherwise. With mapAddr, every connection goes to
-// mapAddr(addr) instead of addr. The client dials through storeDialer, so
-// that go-redis's lines about its dial errors go to sink.
+// mapAddr(addr) instead of addr. The client dials through storeDialer and
+// has sinkHook, so that go-redis's lines about its dial errors and its
+// operations go to sink.
 func newClient(conn string, mapAddr func(string) string, sink *logSink) (goredis.UniversalClient, settings, error) {
 	set := settings{prefix: DefaultPrefix}
 	if conn == "" {
@@ -172,7 +172,7 @@ func newClient(conn string, mapAddr func(string) string, sink *logSink) (goredis
 			o.DialerRetries = dialerRetries
 		}
 		o.Dialer = storeDialer(o.DialTimeout, o.TLSConfig, mapAddr, sink)
-		return goredis.NewFailoverClient(o), set, nil
+		return hooked(goredis.NewFailoverClient(o), sink), set, nil
 	case several || cluster:
 		o, err := goredis.ParseClusterURL(u.String())
 		if err != nil {
@@ -186,7 +186,7 @@ func newClient(conn string, mapAddr func(string) string, sink *logSink) (goredis
 			o.DialerRetries = dialerRetries
 		}
 		o.Dialer = storeDialer(o.DialTimeout, o.TLSConfig, mapAddr, sink)
-		return goredis.NewClusterClient(o), set, nil
+		return hooked(goredis.NewClusterClient(o), sink), set, nil
 	default:
 		o, err := goredis.ParseURL(u.String())
 		if err != nil {
@@ -200,8 +200,14 @@ func newClient(conn string, mapAddr func(string) string, sink *logSink) (goredis
 			o.DialerRetries = dialerRetries
 		}
 		o.Dialer = storeDialer(o.DialTimeout, o.TLSConfig, mapAddr, sink)
-		return goredis.NewClient(o), set, nil
+		return hooked(goredis.NewClient(o), sink), set, nil
 	}
+}
+
+// hooked adds sinkHook to c.
+func hooked(c goredis.UniversalClient, sink *logSink) goredis.UniversalClient {
+	c.AddHook(sinkHook{sink: sink})
+	return c
 }
 
 // addTLSFiles loads the CA and client certificate files (ca, cert, key;

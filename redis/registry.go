@@ -114,6 +114,7 @@ func sortedUnique(ss []string) []string {
 // the registries the scripts could not read, one by one through the
 // Cluster client. It fails with WRONGTYPE if one is not a set.
 func (b *redisBackend) slotRegistries(ctx context.Context) ([]string, error) {
+	ctx = b.logged(ctx)
 	cc, ok := b.c.(*goredis.ClusterClient)
 	if !ok {
 		return nil, fmt.Errorf("unexpected client %T", b.c)
