@@ -20,7 +20,8 @@ import (
 // namespaces). Tests in this package do not run in parallel. Proxied opens
 // a store whose client dials the API server through the suite's proxy
 // (over HTTP/2, as client-go speaks to an API server, except under
-// LostReply); Wipe deletes every helmstore object behind the stores' backs.
+// LostReply); Wipe deletes every helmstore object behind the stores' backs;
+// Denied opens a store with a token the API server does not know.
 func TestConformance(t *testing.T) {
 	k := cluster(t)
 	for _, ns := range []string{"team-a", "team-b"} {
@@ -53,6 +54,16 @@ func TestConformance(t *testing.T) {
 			return s.Namespace(driver.DefaultNamespace), nil
 		},
 		Wipe: func(t *testing.T, s driver.Store) { wipe(t, kubeBackendOf(s)) },
+		// A bearer token the API server does not know (401).
+		Denied: func(t *testing.T, _ driver.Store, opts ...driver.Option) (driver.Store, error) {
+			rc := k.Config(testenv.KubeAdmin)
+			rc.BearerToken = "helmstore-test-no-such-token"
+			s, err := Open(ctxT(t), rc, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return s.Namespace(driver.DefaultNamespace), nil
+		},
 		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
 			return newTamperer(kubeBackendOf(s))
 		},
