@@ -8,10 +8,22 @@ import "time"
 // it. With any other value (PendingHidden) it is never shown: a Create
 // being undone, or a head written by an early version of crsplit before
 // its parts.
+//
+// LabelWriter and LabelPendingUntil go with it on a head being created:
+// a token naming the Create (random), so that a writer that lost the
+// answer to a write knows its own head when it reads it; and the end of
+// the Create's pending window (Unix milliseconds, by the writer's clock),
+// after which the writer makes no write that could make the head visible.
+// A head still pending ClockSkew after its window ended is abandoned, and
+// the next writer that meets it commits it (if it is complete) or removes
+// it. Heads written before these labels existed have neither: they are
+// abandoned PendingTimeout after they were created.
 const (
-	LabelPending  = "helmstore.io/pending"
-	PendingParts  = "parts"
-	PendingHidden = "true"
+	LabelPending      = "helmstore.io/pending"
+	PendingParts      = "parts"
+	PendingHidden     = "true"
+	LabelWriter       = "helmstore.io/writer"
+	LabelPendingUntil = "helmstore.io/pending-until"
 )
 
 // Config tunes the protocol for a store. The zero value of a field takes
@@ -34,11 +46,19 @@ type Config struct {
 	// ChunkBytes is the most frame bytes one chunk object holds (default
 	// 600 KiB, about 800 KiB in base64 JSON; at least MinChunkBytes).
 	ChunkBytes int
-	// PendingTimeout is how old a head still pending must be before it is
-	// taken for one left by a writer that stopped (default 10 minutes).
-	// The age is this process's clock against Object.Created, so clocks
-	// are assumed to agree to well within it.
+	// PendingTimeout is the longest a Create works on its pending head:
+	// its pending window (LabelPendingUntil) ends this long after it
+	// starts, or at its context's deadline if that is sooner (default 10
+	// minutes). A head still pending this long after Object.Created is
+	// abandoned whatever its labels say (this process's clock against
+	// the store's).
 	PendingTimeout time.Duration
+	// ClockSkew is how far apart the clocks of the processes sharing the
+	// store may be (default 10 seconds): a head still pending is
+	// abandoned ClockSkew after its pending window ended, by the clock of
+	// the process that finds it. A clock further off than that could take
+	// a live writer's head for abandoned.
+	ClockSkew time.Duration
 	// CleanupTimeout bounds the rollbacks, background commits and
 	// cleanups that run on after the caller's context ended (default 2
 	// minutes).
@@ -79,6 +99,7 @@ const (
 	DefaultInlineBodyBytes = 384 << 10
 	DefaultChunkBytes      = 600 << 10
 	DefaultPendingTimeout  = 10 * time.Minute
+	DefaultClockSkew       = 10 * time.Second
 	DefaultCleanupTimeout  = 2 * time.Minute
 	DefaultCloseTimeout    = 2 * time.Minute
 	DefaultWorkers         = 8
@@ -104,6 +125,9 @@ func (c Config) withDefaults() Config {
 	def(&c.Workers, DefaultWorkers)
 	if c.PendingTimeout <= 0 {
 		c.PendingTimeout = DefaultPendingTimeout
+	}
+	if c.ClockSkew <= 0 {
+		c.ClockSkew = DefaultClockSkew
 	}
 	if c.CleanupTimeout <= 0 {
 		c.CleanupTimeout = DefaultCleanupTimeout

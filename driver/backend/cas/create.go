@@ -17,6 +17,10 @@ import (
 // to by it (and its chunked body). See the package documentation for why
 // readers never see it incomplete, and how a failure or a crash is undone.
 func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+	// An earlier Create of the key may still be rolling back.
+	if err := b.bg.wait(ctx, h.Namespace, h.Key); err != nil {
+		return err
+	}
 	start := time.Now()
 	add, _, err := backend.DiffParts(nil, h, parts)
 	if err != nil {
@@ -25,15 +29,19 @@ func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Pa
 	embedded, add := b.embedParts(h, add, nil)
 	body := b.splitBody(h)
 	obj := b.headObject(h, body, embedded)
-	obj.Labels[LabelPending] = PendingParts
+	until := b.pendingWindow(ctx)
+	markPending(obj, until)
+	// No write that can make the head visible after its window.
+	wctx, cancel := context.WithDeadline(ctx, until)
+	defer cancel()
 	// Compress the parts likely to be written while the head is being
 	// created (Frame is computed once, on first use).
 	go b.precompute(h.Namespace, add)
-	created, err := b.createHead(ctx, obj)
+	created, err := b.createHead(wctx, obj)
 	if err != nil {
 		return err
 	}
-	err = b.writeReferenced(ctx, h.Namespace, add, created, body)
+	err = b.writeReferenced(wctx, h.Namespace, add, created, body)
 	if err == nil && b.cfg.Hooks.BeforeCommit != nil {
 		err = b.cfg.Hooks.BeforeCommit(h)
 	}
@@ -41,10 +49,10 @@ func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Pa
 		if errors.Is(err, ErrCrash) {
 			return err
 		}
-		return b.abandon(created, err)
+		return b.abandon(ctx, created, err)
 	}
 	b.seen.saw(created)
-	if time.Since(start) < b.pendingAfter()/fastCommitFraction {
+	if time.Since(start) < b.pendingAfter()/fastCommitFraction && time.Now().Before(until) {
 		b.commitLater(created)
 		return nil
 	}
@@ -52,10 +60,10 @@ func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Pa
 }
 
 // fastCommitFraction: a Create that took less than PendingTimeout divided by
-// this commits in the background. A slower one commits before returning,
-// and fails if its head was taken for stale and removed meanwhile (which
-// takes a cleanup whose clock runs ahead of the store's by the rest of
-// PendingTimeout).
+// this, and ended within its pending window, commits in the background. A
+// slower one commits before returning, and fails if its head was taken
+// for abandoned and removed meanwhile (the commit and the removal are
+// both at the version the head was created at: one of them fails).
 const fastCommitFraction = 10
 
 // stored returns obj with the metadata the store answered a write with.
@@ -66,31 +74,6 @@ func stored(obj, answer *Object) *Object {
 		o.Labels = answer.Labels
 	}
 	return &o
-}
-
-// abandon undoes a Create whose parts could not all be stored (failed). A
-// write whose answer was lost may have landed, making the release visible
-// for a moment, so the head is first hidden (LabelPending=PendingHidden, at
-// its version), then removed with its parts. If hiding loses to another
-// writer, that writer saw the release whole and updated it: the Create did
-// happen, and is kept.
-func (b *Backend) abandon(head *Object, failed error) error {
-	ctx, cancel := b.cleanupContext()
-	defer cancel()
-	labels := map[string]string{LabelPending: PendingHidden, backend.LabelOwner: head.Head.Owner}
-	hidden, err := b.relabel(ctx, head, labels)
-	if errors.Is(err, ErrVersionMismatch) {
-		if cur, gerr := b.getCommitted(ctx, head.Namespace, head.Head.Key); gerr == nil && cur.UID == head.UID {
-			b.log("helmstore: release %q in namespace %q was stored and updated by another client although this create reported: %v",
-				head.Head.Key, head.Namespace, failed)
-			return nil
-		}
-	}
-	if err == nil {
-		head = hidden
-	}
-	b.rollback(head)
-	return failed
 }
 
 // relabel writes obj back with labels instead of its own, if it is still
@@ -105,11 +88,13 @@ func (b *Backend) relabel(ctx context.Context, obj *Object, labels map[string]st
 	return stored(&c, answer), nil
 }
 
-// commit removes the pending label from obj, if it is still at obj's
+// commit removes the pending labels from obj, if it is still at obj's
 // version.
 func (b *Backend) commit(ctx context.Context, obj *Object) error {
 	labels := maps.Clone(obj.Labels)
-	delete(labels, LabelPending)
+	for _, l := range []string{LabelPending, LabelWriter, LabelPendingUntil} {
+		delete(labels, l)
+	}
 	committed, err := b.relabel(ctx, obj, labels)
 	if err == nil {
 		b.seen.saw(committed)
@@ -158,8 +143,10 @@ func (b *Backend) commitNow(ctx context.Context, obj *Object) error {
 	return fmt.Errorf("%w: the release was removed before it was committed (the create took longer than %s)", ErrConflict, b.pendingAfter()/fastCommitFraction)
 }
 
-// createHead creates obj, taking over a stale pending head of the same
-// name.
+// createHead creates obj, taking over an abandoned pending head of the
+// same name. A create whose answer does not come may have happened: the
+// head is read, and if it is this Create's (its writer token), the Create
+// goes on with it.
 func (b *Backend) createHead(ctx context.Context, obj *Object) (*Object, error) {
 	for attempt := 0; ; attempt++ {
 		answer, err := b.s.Create(ctx, obj)
@@ -167,16 +154,22 @@ func (b *Backend) createHead(ctx context.Context, obj *Object) (*Object, error) 
 			return stored(obj, answer), nil
 		}
 		if !errors.Is(err, ErrExists) {
+			if own := b.ownHead(ctx, obj); own != nil {
+				return own, nil
+			}
 			return nil, err
-		}
-		if attempt > 0 {
-			return nil, driver.ErrReleaseExists
 		}
 		old, gerr := b.getHead(ctx, obj.Namespace, obj.Name)
 		switch {
-		case gerr == nil && old == nil:
+		case gerr != nil:
+			return nil, gerr
+		case mine(old, obj):
+			return stored(obj, old), nil // a create sent again after its answer was lost
+		case attempt > 0:
+			return nil, driver.ErrReleaseExists
+		case old == nil:
 			continue // deleted meanwhile: try again
-		case gerr != nil || !b.stale(old):
+		case !b.stale(old):
 			return nil, driver.ErrReleaseExists
 		}
 		if kept, err := b.collectStale(ctx, old); err != nil {
@@ -185,11 +178,6 @@ func (b *Backend) createHead(ctx context.Context, obj *Object) (*Object, error) 
 			return nil, driver.ErrReleaseExists
 		}
 	}
-}
-
-// stale reports whether obj is a pending head older than PendingTimeout.
-func (b *Backend) stale(obj *Object) bool {
-	return isPending(obj) && time.Since(obj.Created) > b.pendingAfter()
 }
 
 // collectStale handles a stale pending head: one that is complete (its
@@ -253,16 +241,6 @@ func (b *Backend) writeBody(ctx context.Context, head *Object, body *headBody) e
 	chunks := codec.Chunks(body.frame, b.cfg.ChunkBytes)
 	self := Referrer{Kind: KindHead, Name: head.Name, UID: head.UID}
 	return b.writeChunks(ctx, head.Namespace, self, head.Name, bodyChunkNames(head, cs), chunks)
-}
-
-// rollback removes a head whose Create failed, with what it wrote.
-func (b *Backend) rollback(head *Object) {
-	ctx, cancel := b.cleanupContext()
-	defer cancel()
-	if err := b.removeHead(ctx, head); err != nil {
-		b.log("helmstore: cleaning up after a failed create of %q in namespace %q: %v (what it wrote is referred to by it only, and goes with the next cleanup)",
-			b.keyOf(head), head.Namespace, err)
-	}
 }
 
 // removeHead deletes head (if it is still at the same version) and cleans

@@ -70,27 +70,40 @@
 //     part before a head referencing it is written, and removed only after
 //     that head stopped referencing it or was deleted.
 //  3. Garbage of a dead writer is collected: a head object a writer left
-//     pending is, once older than Config.PendingTimeout, either committed
-//     (it was complete) or removed with what only it referred to, by the
-//     next Create of its key, by any Delete in its namespace, or by
-//     Collect; parts and chunks whose referrers are all gone are removed by
-//     the cleanup of the next head that drops them, by the Update that
-//     added them for a head it then found gone, or by Collect (or, on
+//     pending is, once abandoned (see below), either committed (it was
+//     complete) or removed with what only it referred to, by the next
+//     Create of its key, by any Delete in its namespace, or by Collect;
+//     parts and chunks whose referrers are all gone are removed by the
+//     cleanup of the next head that drops them, by the Update that added
+//     them for a head it then found gone, or by Collect (or, on
 //     Kubernetes, the cluster's garbage collector).
+//  4. A live writer's head is never taken for abandoned: a Create makes
+//     no write that can make its head visible after its pending window
+//     ends, and a pending head is abandoned only when its writer hid it
+//     (it is being removed), Config.ClockSkew after its window ended, or
+//     Config.PendingTimeout after it was created. Whoever then commits or
+//     removes it writes at the version it read, as does the writer's own
+//     commit: the store decides any race between them.
 //
 // # Create
 //
 // Create takes two sequential rounds of store calls:
 //
 //  1. create the head object, whole (labels, digests, body), labelled
-//     LabelPending=PendingParts; a concurrent Create of the key fails here
-//     (driver.ErrReleaseExists);
+//     LabelPending=PendingParts, with a token naming this Create
+//     (LabelWriter) and the end of its pending window (LabelPendingUntil:
+//     its context's deadline, or PendingTimeout from now if sooner); a
+//     concurrent Create of the key fails here (driver.ErrReleaseExists),
+//     unless the head it finds is abandoned: then it commits it (it was
+//     complete, and the Create fails as exists) or removes it and creates
+//     its own;
 //  2. at once and in parallel, with the UID the head now has, make each
-//     part it references and does not embed stored and referred to by it (a new part is
-//     created with the referrer; an existing one gains it, with
-//     AddReferrer or by compare-and-swap; a new chunked part is created
-//     incomplete, then its chunks, then replaced complete), and write its
-//     chunked body, if any.
+//     part it references and does not embed stored and referred to by it
+//     (a new part is created with the referrer; an existing one gains it,
+//     with AddReferrer or by compare-and-swap; a new chunked part is
+//     created incomplete, then its chunks, then replaced complete), and
+//     write its chunked body, if any; all on a context that ends with the
+//     pending window.
 //
 // A head labelled pending=parts is shown to readers only when every part
 // it references is stored, complete and referred to by it, and its body is
@@ -98,19 +111,36 @@
 // deleted or stops referencing it, so a complete head stays complete, and
 // the last write of step 2 is the one moment the release appears. After
 // Create returns, the head is committed in the background (replaced without
-// the label, at the version created) so that readers need not check; this
-// store's Update and Delete of the release wait for that until their own
-// deadline (then they fail with driver.ErrUnavailable, having done
-// nothing), and Close waits for all of them for Config.CloseTimeout at
-// most (then it stops them and says so in the log: an uncommitted head is
-// readable, and is committed by the next write that meets it). A Create slower than PendingTimeout/10 commits before
-// returning instead, and fails if a cleanup removed its head meanwhile.
+// the pending labels, at the version created) so that readers need not
+// check; this store's Create, Update and Delete of the release wait for
+// that until their own deadline (then they fail with
+// driver.ErrUnavailable, having done nothing), and Close waits for all of
+// them for Config.CloseTimeout at most (then it stops them and says so in
+// the log: an uncommitted head is readable, and is committed by the next
+// write that meets it). A Create slower than PendingTimeout/10, or that
+// finished step 2 past its window, commits before returning instead, and
+// fails if its head was taken for abandoned and removed meanwhile.
 //
-// If step 2 fails, the head is hidden (relabelled with another value of
-// LabelPending, at its version: a write whose answer was lost may have
-// made it visible) and removed with what it wrote. If hiding loses to
-// another writer, that writer saw the release whole and updated it: the
-// Create happened, and succeeds.
+// A create of the head whose answer is lost (a transport error: it may
+// have happened) is followed by a read of the head: if it carries this
+// Create's token, the Create goes on with it; if not (or the read fails),
+// Create fails, and a head it may have left is abandoned when its window
+// ends.
+//
+// If step 2 fails, the head is rolled back in the background (Create
+// waits for that until its deadline): hidden (relabelled
+// LabelPending=PendingHidden, at its version: a write whose answer was
+// lost may have made it visible; from then on it is abandoned, and any
+// writer may remove it), deleted at that version, and what it wrote loses
+// it as referrer. Each write of the rollback that fails or loses its
+// answer is followed by a read of the head, which says what happened and
+// what to write next, until the head is gone or that read fails too. If
+// another writer changed the head before it was hidden, that writer saw
+// the release whole and updated it: the Create happened, and succeeds. So
+// a Create that failed leaves nothing behind for its key once its store
+// answers again, and what it may leave (its process died, the store stopped
+// answering) is abandoned when its window ends (ClockSkew after the
+// operation's deadline), never blocking the key longer.
 //
 // # Update
 //
