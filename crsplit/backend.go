@@ -35,9 +35,11 @@ const (
 const PendingTimeout = 10 * time.Minute
 
 // newBackend returns the no-transaction protocol (package cas) over the
-// Kubernetes API that c speaks to.
-func newBackend(c *client, log func(string, ...interface{})) *cas.Backend {
+// Kubernetes API that c speaks to; Close waits at most closeTimeout for
+// background commits (the store's operation timeout; 0: cas's default).
+func newBackend(c *client, log func(string, ...interface{}), closeTimeout time.Duration) *cas.Backend {
 	return cas.New(&kubeStore{c: c}, cas.Config{
+		CloseTimeout:    closeTimeout,
 		InlinePartBytes: InlinePartBytes,
 		InlineBodyBytes: InlineReleaseBytes,
 		ChunkBytes:      ChunkBytes,

@@ -141,7 +141,7 @@ func TestUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := backend.New(newBackend(c, t.Logf), &driver.Config{Name: DriverName})
+	s := backend.New(newBackend(c, t.Logf, 0), &driver.Config{Name: DriverName})
 	_, err = s.Get(key("app", 1))
 	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("get: %v", err)
@@ -167,7 +167,7 @@ func TestCRDsMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := backend.New(newBackend(bc, t.Logf), &driver.Config{Name: DriverName})
+	s := backend.New(newBackend(bc, t.Logf, 0), &driver.Config{Name: DriverName})
 	_, err = s.Get(key("app", 1))
 	if !errors.Is(err, ErrCRDsNotInstalled) || errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("get without the resources: %v", err)

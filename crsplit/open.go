@@ -69,7 +69,7 @@ func newStore(ctx context.Context, rc *rest.Config, cfg *driver.Config) (driver.
 		sort.Strings(missing)
 		return nil, fmt.Errorf("%w: missing %s", ErrCRDsNotInstalled, strings.Join(missing, ", "))
 	}
-	return backend.New(newBackend(c, cfg.Log), cfg), nil
+	return backend.New(newBackend(c, cfg.Log, cfg.Timeout), cfg), nil
 }
 
 // restConfig returns the client configuration of getter, or of the default

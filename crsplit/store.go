@@ -282,7 +282,15 @@ func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, e
 	}
 	token := createToken()
 	o.(*releaseObject).Annotations = map[string]string{annotationCreate: token}
-	raw, err := s.c.create(ctx, res, obj.Namespace, obj.Name, o)
+	// The create gets the operation's time less what reading it back
+	// needs (readBackReserve), so an answer lost to the deadline itself
+	// can still be told from a create that was not stored.
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if dl, ok := ctx.Deadline(); ok {
+		cctx, cancel = context.WithDeadline(ctx, dl.Add(-readBackReserve(time.Until(dl))))
+	}
+	raw, err := s.c.create(cctx, res, obj.Namespace, obj.Name, o)
+	cancel()
 	if errors.Is(err, driver.ErrUnavailable) {
 		// The answer may have been lost after the server stored it: then
 		// the Release is this create's, and the create succeeded (else the
@@ -316,6 +324,13 @@ func createToken() string {
 	b := make([]byte, 12)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// readBackReserve is the part of an operation's remaining time left kept
+// for reading a Release back after its create got no answer: a quarter, at
+// most 2 s.
+func readBackReserve(remaining time.Duration) time.Duration {
+	return min(remaining/4, 2*time.Second)
 }
 
 // createdAnyway reads the Release name back after a create that failed

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -93,7 +94,16 @@ func (p *Proxy) Cut() {
 // proxy knows no protocol, so a request written in several pieces is one
 // message, and requests a client pipelines before any reply are one too.
 // The zero value is disarmed.
+//
+// With Hold set, the lost reply's connection is not closed: the proxy stops
+// forwarding anything on it (in either direction) and keeps it open until
+// the client closes it, so the client learns nothing until its own deadline
+// passes, as with a reply lost on a path that stops answering.
 type ReplyLoss struct {
+	// Hold keeps the connection of the lost reply open, silent, instead of
+	// closing it.
+	Hold bool
+
 	mu    sync.Mutex
 	armed bool
 	left  int  // messages still to forward before the one whose reply is lost
@@ -150,6 +160,8 @@ type proxiedConn struct {
 	replied bool
 	// victim: the reply to what the client sent last must be lost.
 	victim bool
+	// held: a held reply was lost; nothing more is forwarded.
+	held bool
 }
 
 // requests copies what the client sends to the server, counting messages.
@@ -165,7 +177,11 @@ func (c *proxiedConn) requests() {
 					c.victim = true
 				}
 				c.replied = false
+				held := c.held
 				c.mu.Unlock()
+				if held {
+					continue
+				}
 			}
 			if _, werr := c.server.Write(buf[:n]); werr != nil {
 				c.client.Close()
@@ -192,6 +208,15 @@ func (c *proxiedConn) replies() {
 			c.mu.Unlock()
 			if victim {
 				c.loss.dropped()
+				if c.loss.Hold {
+					// Silent until the client gives up: then requests()
+					// sees its close and closes the server's side.
+					c.mu.Lock()
+					c.held = true
+					c.mu.Unlock()
+					io.Copy(io.Discard, c.server)
+					return
+				}
 				c.server.Close()
 				return
 			}

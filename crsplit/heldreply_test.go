@@ -1,0 +1,62 @@
+package crsplit
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/testenv"
+)
+
+// A Create whose reply the API server sent but the network held until the
+// Create's deadline passed (a path that stops answering, not a reset):
+// the store still tells its own create apart from none, so it answers nil
+// or ErrUnavailable, and a retried Create is then nil (nothing was stored)
+// or ErrReleaseExists with the release readable (the first had applied),
+// never "exists" for a release nobody can read.
+func TestCreateReplyHeldPastDeadline(t *testing.T) {
+	k := cluster(t)
+	s, b := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace)
+	loss := &testenv.ReplyLoss{Hold: true}
+	rc := proxiedConfig(k.Config(testenv.KubeAdmin), func(addr string) string { return testenv.NewLossyProxy(t, addr, loss).Addr })
+	rc.TLSClientConfig.NextProtos = []string{"http/1.1"} // a request per message
+	ps, err := Open(ctxT(t), rc, driver.WithLog(t.Logf), driver.WithTimeout(4*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	held := 0
+	for n := 1; n <= 12; n++ {
+		name := "held"
+		key := "sh.helm.release.v1." + name + ".v" + strconv.Itoa(n)
+		loss.Arm(n)
+		err := ps.Namespace(driver.DefaultNamespace).Create(key, smallRelease(name, driver.DefaultNamespace, n, "c"))
+		fired := loss.Disarm()
+		if !fired {
+			if err != nil {
+				t.Fatalf("Create with nothing held: %v", err)
+			}
+			if held == 0 {
+				t.Fatal("no reply of the Create was held")
+			}
+			return
+		}
+		held++
+		if err != nil && (!errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseExists) || errors.Is(err, driver.ErrReleaseNotFound)) {
+			t.Fatalf("Create whose reply to message %d was held: %v; want nil or driver.ErrUnavailable", n, err)
+		}
+		b.WaitCommits()
+		again := s.Create(key, smallRelease(name, driver.DefaultNamespace, n, "c"))
+		_, gerr := s.Get(key)
+		switch {
+		case again == nil:
+		case errors.Is(again, driver.ErrReleaseExists) && gerr == nil:
+		default:
+			t.Fatalf("message %d held (Create said %v): the retried Create says %v, Get says %v; want nil, or exists with the release readable", n, err, again, gerr)
+		}
+		t.Logf("message %d held: Create %v; retried Create %v", n, err, again)
+	}
+	t.Fatal("the Create still had replies held after 12 messages")
+}
