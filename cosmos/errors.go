@@ -21,6 +21,14 @@ var ErrUnavailable = fmt.Errorf("%w: the Cosmos DB account did not answer", driv
 // database or container (as opposed to a missing item).
 const substatusOwnerMissing = "1003"
 
+// Sub-statuses of a 403 that are not a refused credential: a write to a
+// region that stopped taking writes (a failover in progress), and a logical
+// partition at its maximum size.
+const (
+	substatusWriteForbidden = "3"
+	substatusPartitionFull  = "1014"
+)
+
 // statusOf returns the HTTP status and sub-status of a Cosmos DB error, or
 // 0 if err is not a response.
 func statusOf(err error) (int, string) {
@@ -56,6 +64,12 @@ func mapError(op, what string, err error) error {
 		return fmt.Errorf("cosmos %s %s: %w", op, what, cas.ErrExists)
 	case code == http.StatusPreconditionFailed:
 		return fmt.Errorf("cosmos %s %s: %w", op, what, cas.ErrVersionMismatch)
+	case code == http.StatusForbidden && sub == substatusWriteForbidden:
+		// A write sent to a region that stopped taking writes during a
+		// failover: the SDK moves to the new write region.
+		return fmt.Errorf("cosmos %s %s: %w: the region no longer takes writes (a failover): %s", op, what, ErrUnavailable, brief(err))
+	case code == http.StatusForbidden && sub == substatusPartitionFull:
+		return fmt.Errorf("cosmos %s %s: the logical partition (the namespace's) has reached Cosmos DB's maximum size (%s)", op, what, brief(err))
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		// A key the account refuses, an Azure AD identity without a
 		// data-plane role, a firewall rule: a setting to fix.

@@ -49,7 +49,7 @@ func newBackend(c *client, log func(string, ...interface{}), closeTimeout time.D
 		// Missing rights or CRDs fail every cleanup alike: reported,
 		// not left to a later cleanup that would fail the same way.
 		Persistent: func(err error) bool {
-			return errors.Is(err, ErrForbidden) || errors.Is(err, ErrCRDsNotInstalled)
+			return errors.Is(err, ErrForbidden) || errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrCRDsNotInstalled)
 		},
 		Hooks: &cas.Hooks{},
 	})

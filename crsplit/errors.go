@@ -36,6 +36,11 @@ var (
 	// verb, resource, namespace).
 	ErrForbidden = errors.New("permission denied (the crsplit kubeBackend needs the helmstore-crsplit Role in this namespace, or the ClusterRole for all namespaces: see crsplit.RBACManifests)")
 
+	// ErrUnauthorized is wrapped when the API server does not accept the
+	// store's credentials (401: an unknown or expired token, a client
+	// certificate it does not trust), with driver.ErrAccessDenied.
+	ErrUnauthorized = errors.New("the Kubernetes API server does not accept the credentials (an unknown or expired token, an untrusted client certificate): renew them in the kubeconfig")
+
 	// ErrTooLarge is wrapped when an object would exceed MaxObjectBytes.
 	ErrTooLarge = errors.New("object too large")
 )
@@ -93,7 +98,7 @@ func (e *requestError) Unwrap() []error {
 	if e.kind != nil {
 		out = append(out, e.kind)
 	}
-	if e.kind == ErrForbidden {
+	if e.kind == ErrForbidden || e.kind == ErrUnauthorized {
 		out = append(out, driver.ErrAccessDenied)
 	}
 	if e.unavailable {
@@ -117,8 +122,10 @@ func classify(err error, verb, res, ns, name string) error {
 	case st.Code >= 500 || st.Code == http.StatusTooManyRequests:
 		// The server failed (or shed load), not the request.
 		e.unavailable = true
-	case st.Reason == metav1.StatusReasonForbidden || st.Reason == metav1.StatusReasonUnauthorized:
+	case st.Reason == metav1.StatusReasonForbidden:
 		e.kind = ErrForbidden
+	case st.Reason == metav1.StatusReasonUnauthorized:
+		e.kind = ErrUnauthorized
 	case st.Reason == metav1.StatusReasonNotFound && st.Details != nil && st.Details.Kind == "namespaces" && st.Details.Name != "" && st.Details.Name != name:
 		e.err = fmt.Errorf("namespace %q does not exist: %w", st.Details.Name, err)
 	case st.Reason == metav1.StatusReasonNotFound && (name == "" || !objectMissing(err, res, name)):

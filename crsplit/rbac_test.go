@@ -244,3 +244,20 @@ func TestRBACExactlyWhatIsNeeded(t *testing.T) {
 		}
 	}
 }
+
+// A token the API server does not know (401) is ErrUnauthorized, with
+// driver.ErrAccessDenied, and not ErrForbidden (whose remedy, an RBAC
+// Role, would not help).
+func TestUnknownTokenIsUnauthorized(t *testing.T) {
+	k := cluster(t)
+	rc := k.Config(testenv.KubeAdmin)
+	rc.BearerToken = "helmstore-test-no-such-token"
+	s, err := Open(ctxT(t), rc)
+	if err == nil {
+		defer s.Close()
+		_, err = s.Get("sh.helm.release.v1.app.v1")
+	}
+	if !errors.Is(err, ErrUnauthorized) || !errors.Is(err, driver.ErrAccessDenied) || errors.Is(err, ErrForbidden) || errors.Is(err, driver.ErrUnavailable) {
+		t.Fatalf("with an unknown token: %v; want ErrUnauthorized and driver.ErrAccessDenied only", err)
+	}
+}

@@ -78,8 +78,9 @@ func TestConformanceStandalone(t *testing.T) {
 }
 
 // deniedStandalone opens a store on the standalone server, on a key prefix
-// of its own, as an ACL user that may run every command on no key at all
-// (made on the server if missing): whatever prefix it had, it is refused.
+// of its own, as an ACL user that may run every command but the dangerous
+// and administrative ones on no key at all (made on the server if
+// missing): whatever prefix it had, it is refused.
 func deniedStandalone(t *testing.T, _ driver.Store, opts ...driver.Option) (driver.Store, error) {
 	const user, pw = "helmstore-denied", "helmstore-denied-pw"
 	base := testenv.Redis(t)
@@ -89,7 +90,7 @@ func deniedStandalone(t *testing.T, _ driver.Store, opts ...driver.Option) (driv
 	}
 	admin := goredis.NewClient(o)
 	defer admin.Close()
-	if err := admin.Do(context.Background(), "ACL", "SETUSER", user, "on", ">"+pw, "resetkeys", "+@all").Err(); err != nil {
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", user, "on", ">"+pw, "resetkeys", "+@all", "-@dangerous", "-@admin").Err(); err != nil {
 		t.Fatal(err)
 	}
 	u, err := url.Parse(withPrefix(t, base))

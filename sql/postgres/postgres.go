@@ -89,7 +89,7 @@ var dialect = sqlbackend.Dialect{
 			// of those is a privilege to grant, not a schema to create.
 			var denied, role string
 			err := db.QueryRowContext(ctx, `SELECT n.nspname, current_user FROM pg_namespace n
-				WHERE n.nspname = ANY(string_to_array(replace(current_setting('search_path'), ' ', ''), ','))
+				WHERE n.nspname = ANY(string_to_array(replace(replace(current_setting('search_path'), ' ', ''), '"', ''), ','))
 				AND NOT has_schema_privilege(n.oid, 'USAGE') LIMIT 1`).Scan(&denied, &role)
 			if err == nil {
 				return nil, nil, fmt.Errorf("no schema to store releases in: role %q may not use schema %q of search_path (GRANT USAGE, CREATE ON SCHEMA %s TO %s): %w", role, denied, denied, role, driver.ErrAccessDenied)
