@@ -72,6 +72,11 @@ func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, err
 	var err error
 	if b.cluster {
 		nss, err = b.slotRegistries(ctx)
+		if err == nil {
+			var legacy []string
+			legacy, err = b.legacyRegistry(ctx)
+			nss = append(nss, legacy...)
+		}
 	} else {
 		err = b.again(ctx, func() (err error) {
 			nss, err = b.c.SMembers(ctx, b.k.namespaces()).Result()
@@ -96,6 +101,25 @@ func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, err
 		}
 	}
 	return sortedUnique(nss), nil
+}
+
+// legacyRegistry returns the members of <prefix>:namespaces in Cluster,
+// where releases stored before the registry was kept per slot registered
+// their namespace (one set for the whole Cluster): a namespace no write
+// has touched since is found there. Nothing writes the set in Cluster
+// now; its members whose releases are all gone are empty namespaces,
+// which cost a read each. A set that is missing or of the wrong type (not
+// the registry of an older version) is left alone.
+func (b *redisBackend) legacyRegistry(ctx context.Context) ([]string, error) {
+	var nss []string
+	err := b.again(ctx, func() (err error) {
+		nss, err = b.c.SMembers(ctx, b.k.namespaces()).Result()
+		return err
+	})
+	if isWrongType(err) {
+		return nil, nil
+	}
+	return nss, err
 }
 
 func sortedUnique(ss []string) []string {
