@@ -149,7 +149,8 @@
 // store whose connection failed (driver.Config.Log; each store dials through
 // its own dialer, which marks its errors), a line logged with the context
 // of a store's operation (each store's client puts its log in the context
-// of its commands) to that store's log, and any other line, which cannot be
+// of its commands) to that store's log, and any other line to the log of
+// the one store open when only one is, and otherwise, since it cannot be
 // told apart among several stores, to the process's standard log (package
 // log), never to an arbitrary store's. A program that calls
 // redis.SetLogger after importing the package takes its lines back.

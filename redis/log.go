@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,10 +29,11 @@ import (
 //     Sentinel's "GetMasterAddrByName failed" while a store looks for its
 //     primary goes to that store);
 //   - any other line (go-redis's own goroutines, context.Background or
-//     TODO: a Cluster's "all nodes are marked as failed") cannot be told
-//     apart among several stores, and goes to the process's standard log
-//     (package log), never to an arbitrary store's. So does a line of a
-//     store that has been closed.
+//     TODO: a Cluster's "all nodes are marked as failed") goes to the log
+//     of the one store open, when only one is (a Helm CLI, most
+//     controllers); with several open it cannot be told apart among them,
+//     and goes to the process's standard log (package log), never to an
+//     arbitrary store's. So does a line when no store is open.
 //
 // A program that calls redis.SetLogger itself after importing this package
 // replaces the routing, and its stores' go-redis lines go where it says.
@@ -46,7 +48,45 @@ type logSink struct {
 	closed atomic.Bool
 }
 
-func (s *logSink) close() { s.closed.Store(true) }
+// openSinks are the logs of the stores open in the process.
+var openSinks struct {
+	mu sync.Mutex
+	m  map[*logSink]bool
+}
+
+// newLogSink returns the log of a store being opened, counted open until
+// close.
+func newLogSink(log func(format string, v ...interface{})) *logSink {
+	s := &logSink{log: log}
+	openSinks.mu.Lock()
+	if openSinks.m == nil {
+		openSinks.m = map[*logSink]bool{}
+	}
+	openSinks.m[s] = true
+	openSinks.mu.Unlock()
+	return s
+}
+
+func (s *logSink) close() {
+	s.closed.Store(true)
+	openSinks.mu.Lock()
+	delete(openSinks.m, s)
+	openSinks.mu.Unlock()
+}
+
+// onlyOpen returns the log of the one open store, or nil unless exactly
+// one is open.
+func onlyOpen() *logSink {
+	openSinks.mu.Lock()
+	defer openSinks.mu.Unlock()
+	if len(openSinks.m) != 1 {
+		return nil
+	}
+	for s := range openSinks.m {
+		return s
+	}
+	return nil
+}
 
 // print sends line to the store's log, and reports whether it was open.
 func (s *logSink) print(line string) bool {
@@ -73,6 +113,9 @@ func (router) Printf(ctx context.Context, format string, v ...interface{}) {
 		if s, _ := ctx.Value(sinkKey{}).(*logSink); s.print(line) {
 			return
 		}
+	}
+	if onlyOpen().print(line) {
+		return
 	}
 	log.Print("redis: " + line)
 }

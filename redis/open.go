@@ -74,9 +74,10 @@ func Open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 // open is Open, dialling mapAddr(addr) for every address addr the client
 // dials, when mapAddr is not nil.
 func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) (driver.Store, error) {
-	sink := &logSink{log: cfg.Log}
+	sink := newLogSink(cfg.Log)
 	c, set, err := newClient(cfg.ConnectionString, mapAddr, sink)
 	if err != nil {
+		sink.close()
 		return nil, err
 	}
 	b := newBackend(c, set.prefix, cfg.Log)
