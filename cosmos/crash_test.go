@@ -155,7 +155,7 @@ func (r crashRun) exec(t *testing.T) crashResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cb.SetPendingTimeout(0) // what the dead writer left is stale
-	if err := cb.Collect(ctx, castest.Namespace); err != nil {
+	if err := driver.Collect(ctx, check); err != nil {
 		bad("collect: %v", err)
 	}
 	after, err := castest.Snapshot(check, allowed)
@@ -183,7 +183,7 @@ func (r crashRun) exec(t *testing.T) crashResult {
 			bad("delete %s: %v", k, err)
 		}
 	}
-	if err := cb.Collect(ctx, castest.Namespace); err != nil {
+	if err := driver.Collect(ctx, check); err != nil {
 		bad("collect after deleting everything: %v", err)
 	}
 	if left := itemsLeft(ctx, st); left != "" {

@@ -36,4 +36,12 @@
 // store without transactions that kept losing races with concurrent
 // writers; nothing was written). Concurrent writers
 // of one release follow Helm's drivers: the last writer wins.
+//
+// A write that fails never leaves a half release that readers see, on any
+// backend. On the backends without transactions (crsplit, cosmos), a
+// writer that dies or loses the answers of its writes can leave objects no
+// release uses; later writes remove most of them, and Collect removes the
+// rest: run it after crashes or writes that failed with ErrUnavailable, or
+// on a schedule. It never removes what a readable release or a write in
+// flight uses, and does nothing on the other backends.
 package driver

@@ -254,6 +254,17 @@ type Backend interface {
 	Close() error
 }
 
+// Collector is implemented by backends whose writes can leave garbage
+// behind when a writer dies or loses answers, and that cannot remove it
+// all in the course of later writes (package cas, over stores without
+// transactions). The engine's stores pass it on: driver.Collect.
+type Collector interface {
+	// Collect removes the garbage of namespace ("": every namespace):
+	// what no live release uses and no write in flight may still use.
+	// It never removes anything a readable release needs.
+	Collect(ctx context.Context, namespace string) error
+}
+
 // Verify returns an error when the part digests of h cannot be trusted: its
 // seal over body, key and digests does not match (a head edited, copied from
 // another release, or unreadable). A backend deleting such a head must not

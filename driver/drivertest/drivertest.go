@@ -49,7 +49,11 @@
 //     driver.ErrUnavailable;
 //  18. access denied (Harness.Denied): a store with credentials or rights
 //     the service refuses gets driver.ErrAccessDenied, never "not found"
-//     nor driver.ErrUnavailable, and changes nothing.
+//     nor driver.ErrUnavailable, and changes nothing;
+//  19. collection: driver.Collect, run again and again by another store
+//     while releases sharing parts are upgraded and uninstalled (and after
+//     each lost reply), removes nothing a release or a write in flight
+//     uses: exact part counts after.
 //
 // Bench is the benchmark loop every backend's benchmarks share (writes,
 // reads cold and warm, bytes per revision), run beside Helm's own drivers
@@ -124,6 +128,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("LastWriterWins", func(t *testing.T) { testLastWriterWins(t, h) })
 	t.Run("ReservedLabels", func(t *testing.T) { testReservedLabels(t, h) })
 	t.Run("LostReply", func(t *testing.T) { testLostReply(t, h) })
+	t.Run("Collect", func(t *testing.T) { testCollect(t, h) })
 	t.Run("DataLoss", func(t *testing.T) { testDataLoss(t, h) })
 	t.Run("Shapes", func(t *testing.T) { testShapes(t, h) })
 	t.Run("TwoStores", func(t *testing.T) { testTwoStores(t, h) })

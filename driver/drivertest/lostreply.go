@@ -1,6 +1,7 @@
 package drivertest
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"sync"
@@ -202,6 +203,12 @@ func lostReply(t *testing.T, h Harness, c lostReplyCase) {
 		c.retry(t, ps, st == "after")
 		if st := state(what + ", then attempted again"); st != "after" {
 			t.Fatalf("%s, then attempted again: a fresh store sees the state %s", what, st)
+		}
+		if err := driver.Collect(context.Background(), cold.Namespace("")); err != nil {
+			t.Fatalf("%s, then attempted again: collect: %v", what, err)
+		}
+		if st := state(what + ", then attempted again and collected"); st != "after" {
+			t.Fatalf("%s, then attempted again and collected: a fresh store sees the state %s", what, st)
 		}
 		if !lost {
 			t.Logf("the %s completed at message %d; of the %d replies lost before, %d were to a write that had applied", c.name, k, k-1, applied)

@@ -6,12 +6,15 @@ import (
 	"fmt"
 )
 
-// Collect removes the garbage of namespace ns that no operation is bound to
-// meet again: stale pending heads (committed if complete, else removed with
-// what only they refer to), part objects none of whose referrers is a live
-// head, and chunk objects whose object is gone. It is what Kubernetes'
-// garbage collector does for crsplit, for stores that have none; run it
-// now and then (it lists every object of the namespace). Parts a head
+// Collect removes the garbage of namespace ns ("": every namespace) that
+// no operation is bound to meet again: abandoned pending heads (committed
+// if complete, else removed with what only they refer to), part objects
+// none of whose referrers is a live head, and chunk objects whose object
+// is gone. It is what Kubernetes' garbage collector does for crsplit's
+// parts and chunks, for stores that have none, and it removes the pending
+// heads that collector does not; users reach it through driver.Collect.
+// Run it now and then (it lists every object of the namespace): after a
+// writer died, or writes failed with driver.ErrUnavailable. Parts a head
 // refers to without referencing them (left by an Update that failed after
 // storing them) stay until that head is deleted.
 //
@@ -80,13 +83,19 @@ func (b *Backend) Collect(ctx context.Context, ns string) error {
 			owners[o.UID] = true
 		}
 	}
-	var dead []string
+	var dead []*Object
 	for _, c := range chunks {
 		if !anyLive(c.Referrers, owners) {
-			dead = append(dead, c.Name)
+			dead = append(dead, c)
 		}
 	}
-	if err := b.deleteChunks(ctx, ns, dead); err != nil {
+	err = b.parallel(ctx, len(dead), func(ctx context.Context, i int) error {
+		if err := b.s.Delete(ctx, dead[i].Ref(), ""); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -75,8 +75,9 @@
 //     Create of its key, by any Delete in its namespace, or by Collect;
 //     parts and chunks whose referrers are all gone are removed by the
 //     cleanup of the next head that drops them, by the Update that added
-//     them for a head it then found gone, or by Collect (or, on
-//     Kubernetes, the cluster's garbage collector).
+//     them for a head it then found gone, or by Collect (which users
+//     reach through driver.Collect; on Kubernetes, the cluster's garbage
+//     collector removes parts and chunks too).
 //  4. A live writer's head is never taken for abandoned: a Create makes
 //     no write that can make its head visible after its pending window
 //     ends, and a pending head is abandoned only when its writer hid it

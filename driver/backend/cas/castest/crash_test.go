@@ -188,7 +188,7 @@ func (r run) exec() result {
 		bad("the other process (no faults) failed: %v", otherErr)
 	}
 
-	check, cb := open(r.store(data.Process(nil)), 0)
+	check, _ := open(r.store(data.Process(nil)), 0)
 	defer check.Close()
 	seen, err := castest.Snapshot(check, allowed)
 	if err != nil {
@@ -203,7 +203,7 @@ func (r run) exec() result {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	data.Age(cas.DefaultPendingTimeout + time.Minute)
-	if err := cb.Collect(ctx, ns); err != nil {
+	if err := driver.Collect(ctx, check); err != nil {
 		bad("collect: %v", err)
 	}
 	after, err := castest.Snapshot(check, allowed)
@@ -230,7 +230,7 @@ func (r run) exec() result {
 			bad("delete %s: %v", k, err)
 		}
 	}
-	if err := cb.Collect(ctx, ns); err != nil {
+	if err := driver.Collect(ctx, check); err != nil {
 		bad("collect after deleting everything: %v", err)
 	}
 	if n := data.Len(); n != 0 {
