@@ -19,8 +19,8 @@ import (
 // that no longer exists, which later cleanups of the same parts, Collect,
 // or Kubernetes' garbage collector remove.
 //
-// Once the head is deleted, Delete succeeds: a cleanup that fails is
-// logged and left to those, unless Config.Persistent says the error will
+// Once the head is deleted, Delete succeeds: a cleanup that fails, or that
+// its deadline cuts short, is logged and left to those, unless Config.Persistent says the error will
 // recur on every Delete (missing rights), which is reported.
 //
 // A head that cannot be read (damaged outside the protocol) is deleted
@@ -58,8 +58,16 @@ func (b *Backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 		return nil, nil, err
 	}
 	b.seen.forget(ns, key, obj.Version)
+	// The cleanup goes on when the caller gives up (a cancel), but not
+	// past the Delete's own deadline: the release is gone, and what a
+	// cleanup cut short leaves is for later cleanups and Collect.
 	cctx, cancel := b.cleanupContext()
 	defer cancel()
+	if dl, ok := ctx.Deadline(); ok {
+		var cancelDl context.CancelFunc
+		cctx, cancelDl = context.WithDeadline(cctx, dl)
+		defer cancelDl()
+	}
 	cleanup := b.cleanupHead
 	if h.Verify() != nil {
 		cleanup = b.cleanupReferred

@@ -99,3 +99,55 @@ func TestStuckCommitBounded(t *testing.T) {
 		t.Fatalf("delete after Close: %v", err)
 	}
 }
+
+// TestDeleteCleanupBounded: a Delete whose head delete succeeded but whose
+// cleanup of the parts hangs (the store stops answering then) returns
+// within its deadline, successfully (the release is gone); what the cleanup
+// left is removed by driver.Collect once the store answers again.
+func TestDeleteCleanupBounded(t *testing.T) {
+	const bound = time.Second
+	var stall atomic.Bool
+	data := castest.New(nil)
+	proc := data.Process(nil).Slow(func(op castest.Op) time.Duration {
+		if stall.Load() && op.Ref.Kind != cas.KindHead && (op.Call == castest.CallDelete || op.Call == castest.CallReplace) {
+			return time.Hour // until the call's context ends
+		}
+		return 0
+	})
+	cfg := protocol
+	cfg.CleanupTimeout = time.Minute
+	var logs logLines
+	cfg.Log = logs.log
+	s := backend.New(cas.New(proc, cfg), &driver.Config{Name: "castest", CacheBytes: driver.DefaultCacheBytes, Timeout: bound, Log: logs.log}).Namespace(ns)
+	defer s.Close()
+	k := key("app", 1)
+	r := castest.ScenarioNamed("install").Ops[0].Rel
+	if err := s.Create(k, r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(k); err != nil { // its parts cached: Delete reads only the head
+		t.Fatal(err)
+	}
+	stall.Store(true)
+	start := time.Now()
+	_, err := s.Delete(k)
+	took := time.Since(start)
+	stall.Store(false)
+	if took > 3*bound {
+		t.Errorf("Delete whose cleanup hangs took %v; want about its deadline, %v", took.Round(time.Millisecond), bound)
+	}
+	if err != nil {
+		t.Errorf("Delete whose head is deleted and whose cleanup hangs: %v; want nil (the release is gone)", err)
+	}
+	o, _ := open(data.Process(nil), 0)
+	defer o.Close()
+	if _, err := o.Get(k); !errors.Is(err, driver.ErrReleaseNotFound) {
+		t.Fatalf("get after the Delete: %v; want not found", err)
+	}
+	if err := driver.Collect(t.Context(), o); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := o.Stats(t.Context()); err != nil || st.TotalParts() != 0 {
+		t.Fatalf("after Collect: %d parts left, %v; want none", st.TotalParts(), err)
+	}
+}
