@@ -6,6 +6,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/pressly/goose/v3"
@@ -70,11 +71,15 @@ var dialect = sqlbackend.Dialect{
 		return nil
 	},
 	IsDenied: func(err error) bool {
+		var me *gomysql.MySQLError
+		if errors.As(err, &me) && strings.HasPrefix(string(me.SQLState[:]), "28") {
+			return true // invalid authorization, whatever the number
+		}
 		switch mysqlCode(err) {
-		// Access denied for the user (a wrong password, an unknown user),
-		// to the database, to a table's command or column, a privilege
-		// the statement needs.
-		case 1044, 1045, 1142, 1143, 1227, 1370:
+		// Access denied for the user (a wrong password, an unknown user;
+		// 1698: one that may not log in this way), to the database, to a
+		// table's command or column, a privilege the statement needs.
+		case 1044, 1045, 1698, 1142, 1143, 1227, 1370:
 			return true
 		}
 		return false
