@@ -71,25 +71,11 @@ func (b *redisBackend) scan(ctx context.Context, slotKey, pattern, typ string) (
 	var mu sync.Mutex
 	var out []string
 	one := func(ctx context.Context, c *goredis.Client) error {
-		var cursor uint64
-		for {
-			var page []string
-			var err error
-			if typ != "" {
-				page, cursor, err = c.ScanType(ctx, cursor, pattern, 1000, typ).Result()
-			} else {
-				page, cursor, err = c.Scan(ctx, cursor, pattern, 1000).Result()
-			}
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			out = append(out, page...)
-			mu.Unlock()
-			if cursor == 0 {
-				return nil
-			}
-		}
+		keys, err := scanNode(ctx, c, pattern, typ)
+		mu.Lock()
+		out = append(out, keys...)
+		mu.Unlock()
+		return err
 	}
 	err := b.again(ctx, func() error {
 		out = out[:0]
@@ -109,6 +95,29 @@ func (b *redisBackend) scan(ctx context.Context, slotKey, pattern, typ string) (
 		return fmt.Errorf("unexpected client %T", b.c)
 	})
 	return out, err
+}
+
+// scanNode returns the keys of the server c matching pattern (of type typ,
+// "" for any).
+func scanNode(ctx context.Context, c *goredis.Client, pattern, typ string) ([]string, error) {
+	var out []string
+	var cursor uint64
+	for {
+		var page []string
+		var err error
+		if typ != "" {
+			page, cursor, err = c.ScanType(ctx, cursor, pattern, 1000, typ).Result()
+		} else {
+			page, cursor, err = c.Scan(ctx, cursor, pattern, 1000).Result()
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, page...)
+		if cursor == 0 {
+			return out, nil
+		}
+	}
 }
 
 // indexSets returns the index sets q selects by in ns (none: all of ns).

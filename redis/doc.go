@@ -60,14 +60,20 @@
 // (standalone, Sentinel) it is one set, <prefix>:namespaces. In Cluster,
 // where a script writes one slot and a primary can lose its data alone,
 // it is one set per slot (<prefix>:{<tag>}:namespaces, the tag one of that
-// slot: "_" and a number), holding the namespaces of that slot; a read
-// across namespaces reads all 16384 with one script per primary, and those
-// a primary does not hold (a slot that moved, or is being moved) one by
-// one through the Cluster client, which follows the redirects. So the read
-// costs the same whatever else the Cluster holds, and a slot being moved
-// hides no namespace. Where a key of the registry is not a set (damage),
+// slot: "_" and a number), holding the namespaces of that slot. A read
+// across namespaces reads the sets that exist, found by scanning the
+// primaries (SCAN MATCH <prefix>:{_*}:namespaces) when they hold few keys
+// (at most 32768 together); it trusts the scan only if every primary's
+// view of its own slots (CLUSTER NODES) is the same before and after it,
+// with no slot being moved: a scan misses a key that moves between the
+// scans of two primaries, and a key moves only while its slot is being
+// moved. Otherwise (more keys, a move, an error) it reads all 16384 sets
+// with one script per primary, and those a primary does not hold (a slot
+// that moved, or is being moved) one by one through the Cluster client,
+// which follows the redirects: a cost that does not grow with what else
+// the Cluster holds. Where a key of the registry is not a set (damage),
 // the namespaces are found by scanning every primary for their sets of
-// releases instead (SCAN MATCH <prefix>:{*}:all TYPE set).
+// releases (SCAN MATCH <prefix>:{*}:all TYPE set).
 //
 // # Writes
 //

@@ -18,3 +18,12 @@ func IsUnavailable(err error) bool { return errors.Is(err, errUnavailable) }
 func OpenProxied(conn string, proxy func(string) string, opts ...driver.Option) (driver.Store, error) {
 	return open(context.Background(), driver.NewConfig(Name, conn, opts...), proxy)
 }
+
+// SetScanKeysMax sets the most keys a Cluster's primaries may hold for a
+// read across namespaces to scan them instead of reading the registry, and
+// returns a function that restores the default. Not for parallel tests.
+func SetScanKeysMax(n int64) (restore func()) {
+	old := scanKeysMax
+	scanKeysMax = n
+	return func() { scanKeysMax = old }
+}

@@ -23,10 +23,12 @@ import (
 // its own slot, and a primary can lose its data alone; so the registry is
 // one set per slot, <prefix>:{<tag>}:namespaces with a tag of that slot
 // (slotTags), holding the namespaces of that slot. A read across
-// namespaces reads all 16384 with one script per primary (registryScript),
-// and where a primary did not have one of them (its slot moved or is being
-// moved), that one on its own through the Cluster client, which follows
-// the redirects. Where a key of the registry is not a set (damage), the
+// namespaces reads the sets that exist, found by a scan of the primaries
+// when they hold few keys and no slot moved meanwhile (scanRegistries),
+// else all 16384 with one script per primary (registryScript), and where a
+// primary did not have one of them (its slot moved or is being moved),
+// that one on its own through the Cluster client, which follows the
+// redirects. Where a key of the registry is not a set (damage), the
 // namespaces are found by scanning for their sets of releases instead.
 
 // registryKey is the key of the registry that holds ns.
@@ -71,7 +73,7 @@ func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, err
 	var nss []string
 	var err error
 	if b.cluster {
-		nss, err = b.slotRegistries(ctx)
+		nss, err = b.clusterNamespaces(ctx)
 		if err == nil {
 			var legacy []string
 			legacy, err = b.legacyRegistry(ctx)
@@ -133,57 +135,74 @@ func sortedUnique(ss []string) []string {
 	return out
 }
 
-// slotRegistries returns the members of every slot's registry (Cluster): a
-// script on each primary for the slots it serves (CLUSTER SHARDS), then
-// the registries the scripts could not read, one by one through the
-// Cluster client. It fails with WRONGTYPE if one is not a set.
-func (b *redisBackend) slotRegistries(ctx context.Context) ([]string, error) {
+// clusterNamespaces returns the namespaces of a Cluster: the members of the
+// registry's sets, found by scanning the primaries when that is cheaper
+// and no slot moved meanwhile (scanRegistries), else read slot by slot.
+func (b *redisBackend) clusterNamespaces(ctx context.Context) ([]string, error) {
 	ctx = b.logged(ctx)
 	cc, ok := b.c.(*goredis.ClusterClient)
 	if !ok {
 		return nil, fmt.Errorf("unexpected client %T", b.c)
 	}
-	bySlots := map[*goredis.Client][]int{}
-	var rest []int // slots to read one by one
-	err := b.again(ctx, func() error {
-		clear(bySlots)
-		rest = rest[:0]
-		shards, err := cc.ClusterShards(ctx).Result()
-		if err != nil {
-			return err
-		}
-		var covered [clusterSlots]bool
-		for _, sh := range shards {
-			for _, r := range sh.Slots {
-				if r.Start < 0 || r.End >= clusterSlots || r.Start > r.End {
-					continue
-				}
-				m, err := cc.MasterForKey(ctx, b.k.slotRegistry(int(r.Start)))
-				if err != nil {
-					return err
-				}
-				for s := int(r.Start); s <= int(r.End); s++ {
-					if !covered[s] {
-						covered[s] = true
-						bySlots[m] = append(bySlots[m], s)
-					}
-				}
-			}
-		}
-		for s, c := range covered {
-			if !c {
-				rest = append(rest, s)
-			}
-		}
-		return nil
+	var owners map[*goredis.Client][]int
+	var rest []int
+	err := b.again(ctx, func() (err error) {
+		owners, rest, err = b.slotOwners(ctx, cc)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	if regs, ok := b.scanRegistries(ctx, owners); ok {
+		return b.readRegistries(ctx, nil, regs)
+	}
+	return b.slotRegistries(ctx, owners, rest)
+}
+
+// slotOwners returns the slots each primary serves (CLUSTER SHARDS, each
+// range's primary's client as go-redis knows it), and the slots none does.
+func (b *redisBackend) slotOwners(ctx context.Context, cc *goredis.ClusterClient) (map[*goredis.Client][]int, []int, error) {
+	shards, err := cc.ClusterShards(ctx).Result()
+	if err != nil {
+		return nil, nil, err
+	}
+	owners := map[*goredis.Client][]int{}
+	var covered [clusterSlots]bool
+	for _, sh := range shards {
+		for _, r := range sh.Slots {
+			if r.Start < 0 || r.End >= clusterSlots || r.Start > r.End {
+				continue
+			}
+			m, err := cc.MasterForKey(ctx, b.k.slotRegistry(int(r.Start)))
+			if err != nil {
+				return nil, nil, err
+			}
+			for s := int(r.Start); s <= int(r.End); s++ {
+				if !covered[s] {
+					covered[s] = true
+					owners[m] = append(owners[m], s)
+				}
+			}
+		}
+	}
+	var rest []int
+	for s, c := range covered {
+		if !c {
+			rest = append(rest, s)
+		}
+	}
+	return owners, rest, nil
+}
+
+// slotRegistries returns the members of every slot's registry: a script on
+// each primary for the slots it serves (owners), then the registries the
+// scripts could not read and those of the slots in rest, one by one
+// through the Cluster client. It fails with WRONGTYPE if one is not a set.
+func (b *redisBackend) slotRegistries(ctx context.Context, owners map[*goredis.Client][]int, rest []int) ([]string, error) {
 	var mu sync.Mutex
 	var nss []string
 	var wg sync.WaitGroup
-	for m, slots := range bySlots {
+	for m, slots := range owners {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -199,14 +218,25 @@ func (b *redisBackend) slotRegistries(ctx context.Context) ([]string, error) {
 		}()
 	}
 	wg.Wait()
-	if len(rest) == 0 {
+	regs := make([]string, len(rest))
+	for i, slot := range rest {
+		regs[i] = b.k.slotRegistry(slot)
+	}
+	return b.readRegistries(ctx, nss, regs)
+}
+
+// readRegistries returns nss and the members of the sets regs, read through
+// the Cluster client (which follows redirects). It fails with WRONGTYPE if
+// one is not a set.
+func (b *redisBackend) readRegistries(ctx context.Context, nss, regs []string) ([]string, error) {
+	if len(regs) == 0 {
 		return nss, nil
 	}
-	cmds := make([]*goredis.StringSliceCmd, len(rest))
-	err = b.again(ctx, func() error {
+	cmds := make([]*goredis.StringSliceCmd, len(regs))
+	err := b.again(ctx, func() error {
 		pipe := b.c.Pipeline()
-		for i, slot := range rest {
-			cmds[i] = pipe.SMembers(ctx, b.k.slotRegistry(slot))
+		for i, k := range regs {
+			cmds[i] = pipe.SMembers(ctx, k)
 		}
 		_, _ = pipe.Exec(ctx)
 		return firstError(cmds)
@@ -217,7 +247,7 @@ func (b *redisBackend) slotRegistries(ctx context.Context) ([]string, error) {
 	for i, c := range cmds {
 		got, err := c.Result()
 		if isWrongType(err) {
-			return nil, fmt.Errorf("%s: %w", b.k.slotRegistry(rest[i]), err)
+			return nil, fmt.Errorf("%s: %w", regs[i], err)
 		}
 		nss = append(nss, got...)
 	}
