@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/backend/cas/castest"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -38,9 +38,9 @@ func TestConformanceAccount(t *testing.T) {
 		t.Fatalf("%s: %v", testenv.CosmosEnv, err)
 	}
 	var mu sync.Mutex
-	conns := map[driver.Store]string{}
-	backends := map[driver.Store]*cas.Backend{}
-	open := func(t *testing.T, conn string, opts ...driver.Option) driver.Store {
+	conns := map[helm3.Store]string{}
+	backends := map[helm3.Store]*cas.Backend{}
+	open := func(t *testing.T, conn string, opts ...helm3.Option) helm3.Store {
 		s, b := openTest(t, conn, options{}, opts...)
 		mu.Lock()
 		conns[s], backends[s] = conn, b
@@ -48,29 +48,29 @@ func TestConformanceAccount(t *testing.T) {
 		return s
 	}
 	h := drivertest.Harness{
-		Open: func(t *testing.T) driver.Store {
+		Open: func(t *testing.T) helm3.Store {
 			container := testenv.UniqueName("c")
 			t.Cleanup(func() { dropContainer(t, set, container) })
 			return open(t, withContainer(base, container))
 		},
-		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
+		Reopen: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {
 			mu.Lock()
 			conn := conns[s]
 			mu.Unlock()
 			return open(t, conn, opts...)
 		},
-		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
+		Tamper: func(t *testing.T, s helm3.Store) drivertest.Tamperer {
 			mu.Lock()
 			defer mu.Unlock()
 			return castest.WithEmbedded(newTamperer(backends[s]), backends[s].Store())
 		},
-		Proxied: func(t *testing.T, s driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+		Proxied: func(t *testing.T, s helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
 			mu.Lock()
 			conn := conns[s]
 			mu.Unlock()
 			return openProxied(t, conn, proxy, false, opts...)
 		},
-		Wipe: func(t *testing.T, s driver.Store) {
+		Wipe: func(t *testing.T, s helm3.Store) {
 			mu.Lock()
 			b := backends[s]
 			mu.Unlock()

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/backend/cas/castest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/internal/castest"
 )
 
 // TestTwoStoresAlternating runs castest.Alternate on the test server: two
@@ -17,7 +17,7 @@ func TestTwoStoresAlternating(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			conn := connString(t)
-			castest.Alternate(t, seed, 1200, func(t *testing.T) (driver.Store, *cas.Backend) {
+			castest.Alternate(t, seed, 1200, func(t *testing.T) (helm3.Store, *cas.Backend) {
 				s, b := openTest(t, conn, options{})
 				return s.Namespace(castest.Namespace), b
 			})

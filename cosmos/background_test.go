@@ -13,8 +13,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // stallReplaces is a per-call policy that, while on, holds every replace
@@ -60,7 +60,7 @@ func TestStuckCommitBounded(t *testing.T) {
 	conn := connString(t)
 	stall := &stallReplaces{}
 	var logs logLines
-	s, _ := openTest(t, conn, options{perCall: []policy.Policy{stall}}, driver.WithTimeout(bound), func(c *driver.Config) { c.Log = logs.log })
+	s, _ := openTest(t, conn, options{perCall: []policy.Policy{stall}}, helm3.WithTimeout(bound), func(c *helm3.Config) { c.Log = logs.log })
 	ns := s.Namespace("stuck")
 	k := backend.MakeKey("app", 1)
 	stall.on.Store(true)
@@ -72,8 +72,8 @@ func TestStuckCommitBounded(t *testing.T) {
 	if took := time.Since(start); took > 3*bound {
 		t.Errorf("Delete waiting for a stuck commit took %v; want about its deadline, %v", took.Round(time.Millisecond), bound)
 	}
-	if err == nil || !errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseNotFound) {
-		t.Errorf("Delete waiting for a stuck commit: %v; want driver.ErrUnavailable", err)
+	if err == nil || !errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseNotFound) {
+		t.Errorf("Delete waiting for a stuck commit: %v; want helm3.ErrUnavailable", err)
 	}
 	t.Logf("Delete: %v", err)
 	closed := make(chan error, 1)

@@ -6,8 +6,8 @@ import (
 
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -43,9 +43,9 @@ func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
 // every run, counting its requests.
 func cosmosTarget() drivertest.BenchTarget {
 	return drivertest.BenchTarget{Name: "cosmos", ColdWarm: true, Open: func(b *testing.B, cache bool) drivertest.BenchStore {
-		var opts []driver.Option
+		var opts []helm3.Option
 		if !cache {
-			opts = append(opts, driver.WithCacheBytes(0))
+			opts = append(opts, helm3.WithCacheBytes(0))
 		}
 		c := new(Counter)
 		s, be := openTest(b, connString(b), options{counter: c}, opts...)

@@ -10,10 +10,10 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -40,7 +40,7 @@ type reshapeRun struct {
 	uses                map[string]map[string]bool
 }
 
-func newReshapeRun(t *testing.T, s driver.Store, tp tamperer, ns string) reshapeRun {
+func newReshapeRun(t *testing.T, s helm3.Store, tp tamperer, ns string) reshapeRun {
 	t.Helper()
 	r := reshapeRun{ns: ns, large: backend.MakeKey("large", 1), app: backend.MakeKey("app", 1), web: backend.MakeKey("web", 1),
 		up: backend.MakeKey("app", 2), uses: map[string]map[string]bool{}}
@@ -94,7 +94,7 @@ func newReshapeRun(t *testing.T, s driver.Store, tp tamperer, ns string) reshape
 func checkDamaged(t *testing.T, conn string, r reshapeRun, damaged map[string]bool, what string) {
 	t.Helper()
 	const timeout = 30 * time.Second
-	s, _ := openTest(t, conn, options{}, driver.WithTimeout(timeout), driver.WithCacheBytes(0))
+	s, _ := openTest(t, conn, options{}, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
 	defer s.Close()
 	v := s.Namespace(r.ns)
 	bound := func(op string, fn func() error) error {
@@ -113,7 +113,7 @@ func checkDamaged(t *testing.T, conn string, r reshapeRun, damaged map[string]bo
 	for _, k := range []string{r.large, r.app, r.web, r.up} {
 		err := bound("get "+k, func() error { _, err := v.Get(k); return err })
 		switch {
-		case damaged[k] && err != nil && !errors.Is(err, driver.ErrCorrupt):
+		case damaged[k] && err != nil && !errors.Is(err, helm3.ErrCorrupt):
 			t.Errorf("%s: get of damaged %s: %v, want ErrCorrupt (or the release whole)", what, k, err)
 		case !damaged[k] && err != nil:
 			t.Errorf("%s: get of %s, which the damage does not touch: %v", what, k, err)
@@ -126,10 +126,10 @@ func checkDamaged(t *testing.T, conn string, r reshapeRun, damaged map[string]bo
 		t.Errorf("%s: list of all namespaces: %v", what, err)
 	}
 	for k := range damaged {
-		if err := bound("delete "+k, func() error { _, err := v.Delete(k); return err }); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+		if err := bound("delete "+k, func() error { _, err := v.Delete(k); return err }); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
 			t.Errorf("%s: delete of damaged %s: %v", what, k, err)
 		}
-		if _, err := v.Get(k); !errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := v.Get(k); !errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Errorf("%s: get of %s after its delete: %v, want not found", what, k, err)
 		}
 	}

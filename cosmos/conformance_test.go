@@ -4,10 +4,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/backend/cas/castest"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/drivertest"
 )
 
 // harness opens each store on a new container of the test server; Reopen
@@ -16,16 +16,16 @@ import (
 // its items; Wipe deletes them all.
 func harness() drivertest.Harness {
 	var mu sync.Mutex
-	conns := map[driver.Store]string{}
-	backends := map[driver.Store]*cas.Backend{}
-	open := func(t *testing.T, conn string, opts ...driver.Option) driver.Store {
+	conns := map[helm3.Store]string{}
+	backends := map[helm3.Store]*cas.Backend{}
+	open := func(t *testing.T, conn string, opts ...helm3.Option) helm3.Store {
 		s, b := openTest(t, conn, options{}, opts...)
 		mu.Lock()
 		conns[s], backends[s] = conn, b
 		mu.Unlock()
 		return s
 	}
-	connOf := func(t *testing.T, what string, s driver.Store) string {
+	connOf := func(t *testing.T, what string, s helm3.Store) string {
 		mu.Lock()
 		conn, ok := conns[s]
 		mu.Unlock()
@@ -34,7 +34,7 @@ func harness() drivertest.Harness {
 		}
 		return conn
 	}
-	backendOf := func(t *testing.T, what string, s driver.Store) *cas.Backend {
+	backendOf := func(t *testing.T, what string, s helm3.Store) *cas.Backend {
 		mu.Lock()
 		b, ok := backends[s]
 		mu.Unlock()
@@ -44,18 +44,18 @@ func harness() drivertest.Harness {
 		return b
 	}
 	return drivertest.Harness{
-		Open: func(t *testing.T) driver.Store { return open(t, connString(t)) },
-		Reopen: func(t *testing.T, s driver.Store, opts ...driver.Option) driver.Store {
+		Open: func(t *testing.T) helm3.Store { return open(t, connString(t)) },
+		Reopen: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {
 			return open(t, connOf(t, "Reopen", s), opts...)
 		},
-		Proxied: func(t *testing.T, s driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+		Proxied: func(t *testing.T, s helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
 			return openProxied(t, connOf(t, "Proxied", s), proxy, true, opts...)
 		},
-		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
+		Tamper: func(t *testing.T, s helm3.Store) drivertest.Tamperer {
 			b := backendOf(t, "Tamper", s)
 			return castest.WithEmbedded(newTamperer(b), b.Store())
 		},
-		Wipe: func(t *testing.T, s driver.Store) { wipe(t, backendOf(t, "Wipe", s)) },
+		Wipe: func(t *testing.T, s helm3.Store) { wipe(t, backendOf(t, "Wipe", s)) },
 	}
 }
 

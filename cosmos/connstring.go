@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // Defaults of the connection string's Database and Container.
@@ -54,11 +54,11 @@ type settings struct {
 // missing '=' or ';', a bare key, whose '=' padding makes it read as a key
 // name), so they quote only key names and values of at most
 // maxQuotedLetters letters (quotable) and say what is wrong with the rest.
-// driver.Open's error shows the string redacted besides.
+// helm3.Open's error shows the string redacted besides.
 func parseConnectionString(s string) (settings, error) {
 	set := settings{database: DefaultDatabase, container: DefaultContainer}
 	if strings.TrimSpace(s) == "" {
-		return set, fmt.Errorf("no connection string: set %s to AccountEndpoint=https://...;AccountKey=...;Database=...;Container=...;", driver.ConnectionStringEnv(Name))
+		return set, fmt.Errorf("no connection string: set %s to AccountEndpoint=https://...;AccountKey=...;Database=...;Container=...;", helm3.ConnectionStringEnv(Name))
 	}
 	for i, pair := range strings.Split(s, ";") {
 		if strings.TrimSpace(pair) == "" {

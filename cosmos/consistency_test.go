@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // TestConsistencyChecked: the test server reports Session consistency, as
@@ -14,7 +14,7 @@ import (
 // account with several write regions is refused whatever it allows.
 func TestConsistencyChecked(t *testing.T) {
 	conn := strings.Replace(connString(t), "AllowWeakConsistency=true;", "", 1)
-	cfg := &driver.Config{Name: Name, ConnectionString: conn, Timeout: driver.DefaultTimeout}
+	cfg := &helm3.Config{Name: Name, ConnectionString: conn, Timeout: helm3.DefaultTimeout}
 	s, err := Open(context.Background(), cfg)
 	if err == nil {
 		s.Close()

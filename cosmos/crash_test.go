@@ -13,9 +13,9 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/backend/cas/castest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/internal/castest"
 )
 
 // errDied is what every request of a writer that "died" fails with.
@@ -88,7 +88,7 @@ type crashResult struct {
 	whole      bool // the failed op is visible whole all the same
 }
 
-func quiet(cfg *driver.Config) { cfg.Log = func(string, ...interface{}) {} }
+func quiet(cfg *helm3.Config) { cfg.Log = func(string, ...interface{}) {} }
 
 // exec runs r: setup by a writer that does not die, the scenario's ops by
 // one that dies after r.limit item writes, then a fresh store checks what
@@ -117,7 +117,7 @@ func (r crashRun) exec(t *testing.T) crashResult {
 	ks := &killSwitch{limit: r.limit}
 	wo := o
 	wo.perCall = []policy.Policy{ks}
-	writer, _ := openTest(t, conn, wo, quiet, driver.WithTimeout(30*time.Second))
+	writer, _ := openTest(t, conn, wo, quiet, helm3.WithTimeout(30*time.Second))
 	failed := len(r.sc.Ops)
 	var results []string
 	for i, op := range r.sc.Ops {
@@ -141,7 +141,7 @@ func (r crashRun) exec(t *testing.T) crashResult {
 	res.writes, res.died, res.failed = ks.writes.Load(), ks.dead.Load(), failed < len(r.sc.Ops)
 
 	allowed := r.sc.Allowed()
-	checker, cb := openTest(t, conn, o, quiet, driver.WithCacheBytes(0))
+	checker, cb := openTest(t, conn, o, quiet, helm3.WithCacheBytes(0))
 	defer checker.Close()
 	check := checker.Namespace(castest.Namespace)
 	seen, err := castest.Snapshot(check, allowed)
@@ -155,7 +155,7 @@ func (r crashRun) exec(t *testing.T) crashResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cb.SetPendingTimeout(0) // what the dead writer left is stale
-	if err := driver.Collect(ctx, check); err != nil {
+	if err := helm3.Collect(ctx, check); err != nil {
 		bad("collect: %v", err)
 	}
 	after, err := castest.Snapshot(check, allowed)
@@ -183,7 +183,7 @@ func (r crashRun) exec(t *testing.T) crashResult {
 			bad("delete %s: %v", k, err)
 		}
 	}
-	if err := driver.Collect(ctx, check); err != nil {
+	if err := helm3.Collect(ctx, check); err != nil {
 		bad("collect after deleting everything: %v", err)
 	}
 	if left := itemsLeft(ctx, st); left != "" {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -56,7 +56,7 @@ func blackholes(t *testing.T) (func(addr string) string, func()) {
 // reads the container, creates the database and the container) with
 // WithTimeout(5s) through a path that stops answering before its first
 // request, its second, and so on: each Open gives up within three times its
-// timeout, with driver.ErrUnavailable. (Issue 22 item 13: through a path
+// timeout, with helm3.ErrUnavailable. (Issue 22 item 13: through a path
 // blackholed from the start, Open failed after 43 s, the SDK's account read
 // retried on a context of its own.)
 func TestOpenDeadline(t *testing.T) {
@@ -72,7 +72,7 @@ func TestOpenDeadline(t *testing.T) {
 		}
 		h := &holeAt{n: n, hole: hole}
 		start := time.Now()
-		s, _, err := tryOpen(conn, options{redial: redial, perCall: []policy.Policy{h}}, driver.WithTimeout(timeout))
+		s, _, err := tryOpen(conn, options{redial: redial, perCall: []policy.Policy{h}}, helm3.WithTimeout(timeout))
 		took := time.Since(start)
 		if err == nil {
 			s.Close()
@@ -86,8 +86,8 @@ func TestOpenDeadline(t *testing.T) {
 		if took > 3*timeout {
 			t.Errorf("blackholed before request %d: Open took %v; want it to give up within about %v (WithTimeout)", n, took.Round(time.Millisecond), timeout)
 		}
-		if !errors.Is(err, driver.ErrUnavailable) {
-			t.Errorf("blackholed before request %d: Open: %v; want driver.ErrUnavailable", n, err)
+		if !errors.Is(err, helm3.ErrUnavailable) {
+			t.Errorf("blackholed before request %d: Open: %v; want helm3.ErrUnavailable", n, err)
 		}
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -64,7 +64,7 @@ func connString(t testing.TB) string {
 }
 
 // openTest opens a store on conn with o, closed when t ends.
-func openTest(t testing.TB, conn string, o options, opts ...driver.Option) (driver.Store, *cas.Backend) {
+func openTest(t testing.TB, conn string, o options, opts ...helm3.Option) (helm3.Store, *cas.Backend) {
 	t.Helper()
 	s, b, err := tryOpen(conn, o, opts...)
 	if err != nil {
@@ -75,8 +75,8 @@ func openTest(t testing.TB, conn string, o options, opts ...driver.Option) (driv
 
 // tryOpen opens a store on conn with o as openTest does, returning Open's
 // error.
-func tryOpen(conn string, o options, opts ...driver.Option) (driver.Store, *cas.Backend, error) {
-	cfg := &driver.Config{Name: Name, ConnectionString: conn, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout}
+func tryOpen(conn string, o options, opts ...helm3.Option) (helm3.Store, *cas.Backend, error) {
+	cfg := &helm3.Config{Name: Name, ConnectionString: conn, CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout}
 	for _, opt := range opts {
 		opt(cfg)
 	}

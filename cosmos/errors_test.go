@@ -9,12 +9,12 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // The classification of the answers the test server never gives (it checks
 // no key and has one region): a refused key or identity is
-// driver.ErrAccessDenied; a 403 during a failover is unavailable; a full
+// helm3.ErrAccessDenied; a 403 during a failover is unavailable; a full
 // partition is neither.
 func TestMapErrorStatuses(t *testing.T) {
 	answer := func(code int, sub string) error {
@@ -37,7 +37,7 @@ func TestMapErrorStatuses(t *testing.T) {
 		{403, "1014", false, false}, // the logical partition is full
 	} {
 		err := mapError("create", "head x", answer(c.code, c.sub))
-		if errors.Is(err, driver.ErrAccessDenied) != c.denied || errors.Is(err, driver.ErrUnavailable) != c.unavailable {
+		if errors.Is(err, helm3.ErrAccessDenied) != c.denied || errors.Is(err, helm3.ErrUnavailable) != c.unavailable {
 			t.Errorf("%d.%s: %v; want access denied %v, unavailable %v", c.code, c.sub, err, c.denied, c.unavailable)
 		}
 	}

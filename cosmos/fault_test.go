@@ -17,9 +17,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -108,7 +108,7 @@ func TestThrottling(t *testing.T) {
 	defer direct.Close()
 	p := newFaultProxy(t, testenv.Cosmos(t))
 	var c Counter
-	s, _ := openTest(t, p.proxied(conn), options{counter: &c}, driver.WithTimeout(20*time.Second))
+	s, _ := openTest(t, p.proxied(conn), options{counter: &c}, helm3.WithTimeout(20*time.Second))
 	defer s.Close()
 	ns := s.Namespace("throttle")
 	for v := 1; v <= 3; v++ {
@@ -132,12 +132,12 @@ func TestThrottling(t *testing.T) {
 	}
 	t.Logf("%d requests answered 429, all retried", c.Throttled())
 
-	short, _ := openTest(t, p.proxied(conn), options{}, driver.WithTimeout(2*time.Second))
+	short, _ := openTest(t, p.proxied(conn), options{}, helm3.WithTimeout(2*time.Second))
 	defer short.Close()
 	p.always.Store(true)
 	_, err = short.Namespace("throttle").Get(backend.MakeKey("app", 1))
 	p.always.Store(false)
-	if err == nil || errors.Is(err, driver.ErrReleaseNotFound) || !errors.Is(err, ErrUnavailable) {
+	if err == nil || errors.Is(err, helm3.ErrReleaseNotFound) || !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("get during a 429 storm past the deadline: %v; want an unavailable error, not not-found", err)
 	}
 	t.Logf("storm past the deadline: %v", err)
@@ -149,28 +149,28 @@ func TestThrottling(t *testing.T) {
 func TestConnectionCut(t *testing.T) {
 	conn := connString(t)
 	p := newFaultProxy(t, testenv.Cosmos(t))
-	s, _ := openTest(t, p.proxied(conn), options{}, driver.WithTimeout(30*time.Second))
+	s, _ := openTest(t, p.proxied(conn), options{}, helm3.WithTimeout(30*time.Second))
 	defer s.Close()
 	ns := s.Namespace("cut")
 	if err := ns.Create(backend.MakeKey("app", 1), smallRelease("app", "cut", 1, release.StatusDeployed)); err != nil {
 		t.Fatal(err)
 	}
 	p.cut.Store(true)
-	if _, err := ns.Get(backend.MakeKey("app", 1)); err == nil || errors.Is(err, driver.ErrReleaseNotFound) || !errors.Is(err, ErrUnavailable) {
+	if _, err := ns.Get(backend.MakeKey("app", 1)); err == nil || errors.Is(err, helm3.ErrReleaseNotFound) || !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("get with the connection cut: %v; want unavailable, not not-found", err)
 	}
-	if _, err := ns.Get(backend.MakeKey("missing", 1)); err == nil || errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := ns.Get(backend.MakeKey("missing", 1)); err == nil || errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get of a missing release with the connection cut: %v; want an error that is not not-found", err)
 	}
 	err := ns.Create(backend.MakeKey("app", 2), smallRelease("app", "cut", 2, release.StatusDeployed))
-	if err == nil || errors.Is(err, driver.ErrReleaseExists) {
+	if err == nil || errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create with the connection cut: %v; want a failure that is not exists", err)
 	}
 	p.cut.Store(false)
 	if _, err := ns.Get(backend.MakeKey("app", 1)); err != nil {
 		t.Fatalf("get after the network came back: %v", err)
 	}
-	if _, err := ns.Get(backend.MakeKey("app", 2)); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := ns.Get(backend.MakeKey("app", 2)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("the create that failed with the connection cut is visible (or the read failed): %v", err)
 	}
 	if err := ns.Create(backend.MakeKey("app", 2), smallRelease("app", "cut", 2, release.StatusDeployed)); err != nil {

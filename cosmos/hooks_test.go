@@ -13,9 +13,9 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/drivertest"
 )
 
 // The conformance harness's fault and data-loss hooks (drivertest.Proxied,
@@ -77,7 +77,7 @@ func proxiedConnString(conn string, proxy drivertest.ProxyFunc) (string, func(st
 // (proxiedConnString; the test server's certificate is not verified);
 // without, only the dials are redirected, so that TLS verifies the
 // account's own host name.
-func openProxied(t *testing.T, conn string, proxy drivertest.ProxyFunc, rewrite bool, opts ...driver.Option) (driver.Store, error) {
+func openProxied(t *testing.T, conn string, proxy drivertest.ProxyFunc, rewrite bool, opts ...helm3.Option) (helm3.Store, error) {
 	redial := redialer(proxy)
 	if rewrite {
 		var err error

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/cas"
 )
 
 // TestReadItem checks that readItem, which cuts a large frame out of an

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 )
 

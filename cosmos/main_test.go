@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 

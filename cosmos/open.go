@@ -12,16 +12,16 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
 )
 
 // Name is the driver name the package registers.
 const Name = "cosmos"
 
 func init() {
-	driver.Register(Name, Open)
+	helm3.Register(Name, Open)
 }
 
 // Sizes of the protocol's objects on Cosmos DB (cas.Config). A chunk of
@@ -56,12 +56,12 @@ type options struct {
 // Open opens the Cosmos DB container cfg.ConnectionString names (see
 // parseConnectionString), creating the database and the container if they
 // are missing.
-func Open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+func Open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
 	s, _, err := open(ctx, cfg, options{})
 	return s, err
 }
 
-func open(ctx context.Context, cfg *driver.Config, o options) (driver.Store, *cas.Backend, error) {
+func open(ctx context.Context, cfg *helm3.Config, o options) (helm3.Store, *cas.Backend, error) {
 	set, err := parseConnectionString(cfg.ConnectionString)
 	if err != nil {
 		return nil, nil, err

@@ -11,9 +11,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
 )
 
 // errAnswerLost is what a request whose answer loseAnswers dropped fails
@@ -67,25 +67,25 @@ func TestLostAnswersThenRetry(t *testing.T) {
 	}
 	for _, c := range []struct{ from, to int64 }{{1, 1}, {1, 3}, {2, 2}, {2, 4}, {2, 8}, {3, 6}} {
 		lose := &loseAnswers{from: c.from, to: c.to}
-		w, _ := openTest(t, conn, options{perCall: []policy.Policy{lose}}, driver.WithTimeout(20*time.Second), quiet)
+		w, _ := openTest(t, conn, options{perCall: []policy.Policy{lose}}, helm3.WithTimeout(20*time.Second), quiet)
 		err := w.Namespace("lost").Create(k, r)
 		w.Close()
 		if lose.lost.Load() == 0 {
 			t.Fatalf("answers %d-%d: no answer was lost (%d item writes): the test tests nothing", c.from, c.to, lose.writes.Load())
 		}
-		if err != nil && (!errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseExists)) {
-			t.Fatalf("answers %d-%d lost: create: %v; want nil or driver.ErrUnavailable", c.from, c.to, err)
+		if err != nil && (!errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseExists)) {
+			t.Fatalf("answers %d-%d lost: create: %v; want nil or helm3.ErrUnavailable", c.from, c.to, err)
 		}
-		o, _ := openTest(t, conn, options{}, driver.WithTimeout(20*time.Second))
+		o, _ := openTest(t, conn, options{}, helm3.WithTimeout(20*time.Second))
 		ns := o.Namespace("lost")
 		start := time.Now()
 		again := ns.Create(k, r)
 		switch {
-		case err == nil && !errors.Is(again, driver.ErrReleaseExists):
+		case err == nil && !errors.Is(again, helm3.ErrReleaseExists):
 			t.Fatalf("answers %d-%d lost: the create succeeded, and the second one says %v; want exists", c.from, c.to, again)
-		case err != nil && again != nil && !errors.Is(again, driver.ErrReleaseExists):
+		case err != nil && again != nil && !errors.Is(again, helm3.ErrReleaseExists):
 			t.Fatalf("answers %d-%d lost: the create failed (%v), and the second one at once: %v", c.from, c.to, err, again)
-		case errors.Is(again, driver.ErrReleaseExists):
+		case errors.Is(again, helm3.ErrReleaseExists):
 			// Then the first Create happened: readers see it.
 			if _, gerr := ns.Get(k); gerr != nil {
 				t.Fatalf("answers %d-%d lost: the create said %v, the second one exists, but Get: %v", c.from, c.to, err, gerr)
@@ -104,7 +104,7 @@ func TestLostAnswersThenRetry(t *testing.T) {
 }
 
 // sameStats compares what two namespaces hold: releases and parts.
-func sameStats(a, b driver.Stats) bool {
+func sameStats(a, b helm3.Stats) bool {
 	if a.Releases != b.Releases || len(a.Parts) != len(b.Parts) {
 		return false
 	}
@@ -129,19 +129,19 @@ func TestDeadWriterPendingWindow(t *testing.T) {
 	k := backend.MakeKey("app", 1)
 	r := smallRelease("app", "dead", 1, release.StatusDeployed)
 	ks := &killSwitch{limit: 1} // the head's create, then nothing
-	w, _ := openTest(t, conn, options{protocol: &cfg, perCall: []policy.Policy{ks}}, driver.WithTimeout(timeout), quiet)
+	w, _ := openTest(t, conn, options{protocol: &cfg, perCall: []policy.Policy{ks}}, helm3.WithTimeout(timeout), quiet)
 	start := time.Now()
 	if err := w.Namespace("dead").Create(k, r); !errors.Is(err, errDied) {
 		t.Fatalf("create by a writer that dies after the head: %v", err)
 	}
 	w.Close()
-	o, _ := openTest(t, conn, options{protocol: &cfg}, driver.WithTimeout(timeout))
+	o, _ := openTest(t, conn, options{protocol: &cfg}, helm3.WithTimeout(timeout))
 	defer o.Close()
 	ns := o.Namespace("dead")
-	if _, err := ns.Get(k); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := ns.Get(k); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get of the dead writer's release: %v; want not found", err)
 	}
-	if err := ns.Create(k, r); !errors.Is(err, driver.ErrReleaseExists) {
+	if err := ns.Create(k, r); !errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create within the dead writer's pending window: %v; want exists (the writer could still be working)", err)
 	}
 	for {
@@ -149,7 +149,7 @@ func TestDeadWriterPendingWindow(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, driver.ErrReleaseExists) {
+		if !errors.Is(err, helm3.ErrReleaseExists) {
 			t.Fatalf("create after the dead writer's window: %v", err)
 		}
 		if time.Since(start) > 3*(timeout+cfg.ClockSkew) {

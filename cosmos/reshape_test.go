@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/drivertest"
 )
 
 var _ drivertest.Reshaper = tamperer{}

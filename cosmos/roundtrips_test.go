@@ -6,10 +6,10 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/drivertest"
 )
 
 // TestRoundTrips counts the HTTP round trips (requests), the sequential
@@ -85,7 +85,7 @@ func TestRoundTrips(t *testing.T) {
 	// A store with nothing cached (another process, or the cache off):
 	// the heads, then the chart and the values and manifest keyframes
 	// (one query per kind), then the chunks of the chunked ones.
-	cold, _ := openTest(t, conn, options{counter: &c}, driver.WithCacheBytes(0))
+	cold, _ := openTest(t, conn, options{counter: &c}, helm3.WithCacheBytes(0))
 	defer cold.Close()
 	measure("History (cold, 4 revisions)", 6, 0, func() error {
 		_, err := cold.Namespace("rt").Query(map[string]string{"name": "app", "owner": "helm"})
@@ -113,7 +113,7 @@ func TestRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("stats: %+v", st)
-	_ = driver.Stats{}
+	_ = helm3.Stats{}
 	checkSizes(t)
 }
 
@@ -128,7 +128,7 @@ func TestRoundTrips(t *testing.T) {
 // would open one per request.
 func TestConnectionsReused(t *testing.T) {
 	var c Counter
-	s, b := openTest(t, connString(t), options{counter: &c}, driver.WithCacheBytes(0))
+	s, b := openTest(t, connString(t), options{counter: &c}, helm3.WithCacheBytes(0))
 	defer s.Close()
 	ns := s.Namespace("conns")
 	for v := 1; v <= 3; v++ {

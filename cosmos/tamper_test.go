@@ -11,10 +11,10 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
@@ -232,7 +232,7 @@ func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
 // TestTamperer checks the tamperer on what the damage suite's small
 // releases do not have: a chunked part. A head written back as read, and
 // a part restored after a flipped byte, read back whole; the flipped byte
-// and a deleted part make Get of a fresh store report driver.ErrCorrupt.
+// and a deleted part make Get of a fresh store report helm3.ErrCorrupt.
 func TestTamperer(t *testing.T) {
 	conn := connString(t)
 	s, b := openTest(t, conn, options{})
@@ -246,7 +246,7 @@ func TestTamperer(t *testing.T) {
 		t.Fatal(err)
 	}
 	get := func() error {
-		fresh, _ := openTest(t, conn, options{}, driver.WithCacheBytes(0))
+		fresh, _ := openTest(t, conn, options{}, helm3.WithCacheBytes(0))
 		defer fresh.Close()
 		_, err := fresh.Namespace("tamper").Get(k)
 		return err
@@ -281,7 +281,7 @@ func TestTamperer(t *testing.T) {
 	if got, err := tp.Part(ctx, "tamper", chart); err != nil || !bytes.Equal(got, bad) {
 		t.Fatalf("part round trip: %d bytes, %v", len(got), err)
 	}
-	if err := get(); !errors.Is(err, driver.ErrCorrupt) {
+	if err := get(); !errors.Is(err, helm3.ErrCorrupt) {
 		t.Fatalf("get with a flipped byte in the chunked chart: %v, want ErrCorrupt", err)
 	}
 	if err := tp.SetPart(ctx, "tamper", chart, frame); err != nil {
@@ -293,7 +293,7 @@ func TestTamperer(t *testing.T) {
 	if err := tp.DeletePart(ctx, "tamper", chart); err != nil {
 		t.Fatal(err)
 	}
-	if err := get(); !errors.Is(err, driver.ErrCorrupt) {
+	if err := get(); !errors.Is(err, helm3.ErrCorrupt) {
 		t.Fatalf("get with the chart deleted: %v, want ErrCorrupt", err)
 	}
 }

@@ -12,9 +12,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -60,27 +60,27 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 		t.Fatalf("%d Values objects while the Values part is held back", n)
 	}
 	// ...but no reader sees the release.
-	if _, err := reader.Get(key("app", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := reader.Get(key("app", 1)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get of a pending release: %v, want ErrReleaseNotFound", err)
 	}
 	if rs, err := reader.List(func(*release.Release) bool { return true }); err != nil || len(rs) != 0 {
 		t.Fatalf("list while pending: %d, %v", len(rs), err)
 	}
-	if _, err := reader.Query(map[string]string{"name": "app"}); err != driver.ErrReleaseNotFound {
+	if _, err := reader.Query(map[string]string{"name": "app"}); err != helm3.ErrReleaseNotFound {
 		t.Fatalf("query while pending: %v", err)
 	}
 	if st, _ := reader.Stats(ctxT(t)); st.Releases != 0 {
 		t.Fatalf("stats count a pending release: %+v", st)
 	}
 	// A second writer of the same key loses, cleanly.
-	if err := reader.Create(key("app", 1), r); !errors.Is(err, driver.ErrReleaseExists) {
+	if err := reader.Create(key("app", 1), r); !errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create of a pending key: %v, want ErrReleaseExists", err)
 	}
 	// Update and Delete do not act on it either.
-	if err := reader.Update(key("app", 1), r); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if err := reader.Update(key("app", 1), r); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("update of a pending release: %v", err)
 	}
-	if _, err := reader.Delete(key("app", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := reader.Delete(key("app", 1)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("delete of a pending release: %v", err)
 	}
 	g.release()
@@ -129,7 +129,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	if st, _ := other.Stats(ctxT(t)); st.Releases != 1 {
 		t.Fatalf("stats before the commit: %+v", st)
 	}
-	if err := other.Create(key("app", 1), r); !errors.Is(err, driver.ErrReleaseExists) {
+	if err := other.Create(key("app", 1), r); !errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create of a complete key: %v, want ErrReleaseExists", err)
 	}
 	// An Update by another client commits it; the writer's own commit,
@@ -220,7 +220,7 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 		return count(t, b, resCharts, ns), count(t, b, resValues, ns), count(t, b, resManifests, ns)
 	}
 	crash("lost")
-	if _, err := s.Get(key("lost", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := s.Get(key("lost", 1)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("a crashed create is visible: %v", err)
 	}
 	if c, v, m := parts(); c != 1 || v != 1 || m != 2 {
@@ -228,7 +228,7 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 	}
 	// Not stale yet: a new Create of the key is refused, as for a writer
 	// still at work.
-	if err := s.Create(key("lost", 1), variant(smallVariant("lost", ns, 1, 3, "shared"), 3)); !errors.Is(err, driver.ErrReleaseExists) {
+	if err := s.Create(key("lost", 1), variant(smallVariant("lost", ns, 1, 3, "shared"), 3)); !errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create over a fresh pending release: %v", err)
 	}
 	// Once stale, a Create of the key takes it over...
@@ -320,7 +320,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 	b.SetPendingTimeout(0)
 	defer b.SetPendingTimeout(PendingTimeout)
 	// A Create of the key over it is refused: it is a release, not debris.
-	if err := s.Create(key("app", 1), smallRelease("app", ns, 1, "d")); !errors.Is(err, driver.ErrReleaseExists) {
+	if err := s.Create(key("app", 1), smallRelease("app", ns, 1, "d")); !errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create over a stale, complete release: %v", err)
 	}
 	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[cas.LabelPending] != "" {
@@ -415,8 +415,8 @@ func TestFailedCreateRollsBack(t *testing.T) {
 func TestReadersNeverSeeMissingParts(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	w1, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
-	w2, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
+	w1, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
+	w2, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
 	type failure struct {
 		how string
 		at  time.Time
@@ -429,7 +429,7 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 		failed[k] = failure{how, time.Now()}
 		mu.Unlock()
 	}
-	reader, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0), driver.WithLog(func(format string, v ...interface{}) {
+	reader, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0), helm3.WithLog(func(format string, v ...interface{}) {
 		// The engine logs and skips a release it cannot assemble.
 		if strings.Contains(format, "skipping") && len(v) > 0 {
 			fail(fmt.Sprint(v[0]), fmt.Sprintf(format, v...))
@@ -440,7 +440,7 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 	var wg sync.WaitGroup
 	var seen, writes atomic.Int64
 	errs := make(chan error, 8)
-	writer := func(s driver.Store, name string) {
+	writer := func(s helm3.Store, name string) {
 		defer wg.Done()
 		for i := 1; i <= 12; i++ {
 			r := smallRelease(name, ns, i, fmt.Sprintf("chart-%d", i%3))
@@ -492,7 +492,7 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 				k := key(r.Name, r.Version)
 				got, err := reader.Get(k)
 				switch {
-				case errors.Is(err, driver.ErrReleaseNotFound):
+				case errors.Is(err, helm3.ErrReleaseNotFound):
 				case errors.Is(err, backend.ErrPartMissing):
 					fail(k, err.Error())
 				case err != nil:
@@ -513,7 +513,7 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, f := range failed {
-		if _, err := reader.Get(k); !errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := reader.Get(k); !errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("a read failed on %s, which still exists (get: %v): %s", k, err, f.how)
 		}
 		if began, ok := deleting[k]; !ok || began.After(f.at) {

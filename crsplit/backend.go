@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/cas"
 )
 
 // Sizes that decide where bytes go. Base64 (how JSON carries bytes) adds a

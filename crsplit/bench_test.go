@@ -18,8 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -190,7 +190,7 @@ var bench = drivertest.Bench{Targets: benchTargets, Revisions: revisionsOf}
 func benchTargets(b *testing.B) []drivertest.BenchTarget {
 	k := cluster(b)
 	warmUp.Do(func() { warmUpServer(b, k) })
-	crsplitStore := func(opts ...driver.Option) drivertest.BenchStore {
+	crsplitStore := func(opts ...helm3.Option) drivertest.BenchStore {
 		ns := newNamespace(b, k)
 		w := &writtenBytes{size: jsonSize}
 		cfg := k.Config(testenv.KubeAdmin)
@@ -202,7 +202,7 @@ func benchTargets(b *testing.B) []drivertest.BenchTarget {
 		b.Cleanup(func() { s.Close() })
 		return written(s.Namespace(ns), w, kubeBackendOf(s).WaitCommits)
 	}
-	cold, warm := crsplitStore(driver.WithCacheBytes(0)), crsplitStore()
+	cold, warm := crsplitStore(helm3.WithCacheBytes(0)), crsplitStore()
 	ns := newNamespace(b, k)
 	w := &writtenBytes{size: secretSize}
 	cfg := k.Config(testenv.KubeAdmin) // as Helm's client: client-go's defaults
@@ -258,11 +258,11 @@ func run(b *testing.B, s drivertest.BenchStore) drivertest.BenchStore {
 	d := s.View("")
 	b.Cleanup(func() {
 		rs, err := d.Query(map[string]string{"name": s.Release, "owner": "helm"})
-		if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+		if err != nil && !errors.Is(err, helm3.ErrReleaseNotFound) {
 			b.Fatal(err)
 		}
 		for _, r := range rs {
-			if _, err := d.Delete(key(r.Name, r.Version)); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+			if _, err := d.Delete(key(r.Name, r.Version)); err != nil && !errors.Is(err, helm3.ErrReleaseNotFound) {
 				b.Fatal(err)
 			}
 		}

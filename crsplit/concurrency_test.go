@@ -7,9 +7,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -46,7 +46,7 @@ func TestUpdateOverConcurrentUpdate(t *testing.T) {
 	if !fired {
 		t.Fatal("the hook did not run: the interleaving was not tested")
 	}
-	for _, st := range []driver.Store{s, other} {
+	for _, st := range []helm3.Store{s, other} {
 		got, err := st.Get(key("app", 1))
 		if err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ func TestUpdateAfterStaleRead(t *testing.T) {
 	if _, err := b.Delete(key("app", 1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Update(key("app", 1), again); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if err := a.Update(key("app", 1), again); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("update of a release another writer deleted: %v", err)
 	}
 }

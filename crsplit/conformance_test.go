@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -28,16 +28,16 @@ func TestConformance(t *testing.T) {
 		ensureNamespace(t, k, ns)
 	}
 	drivertest.Run(t, drivertest.Harness{
-		Open: func(t *testing.T) driver.Store {
-			s, b := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace)
+		Open: func(t *testing.T) helm3.Store {
+			s, b := openAs(t, k, testenv.KubeAdmin, helm3.DefaultNamespace)
 			wipe(t, b)
 			return s
 		},
-		Reopen: func(t *testing.T, _ driver.Store, opts ...driver.Option) driver.Store {
-			s, _ := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace, opts...)
+		Reopen: func(t *testing.T, _ helm3.Store, opts ...helm3.Option) helm3.Store {
+			s, _ := openAs(t, k, testenv.KubeAdmin, helm3.DefaultNamespace, opts...)
 			return s
 		},
-		Proxied: func(t *testing.T, _ driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+		Proxied: func(t *testing.T, _ helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
 			rc := proxiedConfig(k.Config(testenv.KubeAdmin), proxy)
 			if strings.Contains(t.Name(), "/LostReply/") {
 				// One request per connection at a time, so that each is
@@ -46,25 +46,25 @@ func TestConformance(t *testing.T) {
 				// the first reply to them could be lost.
 				rc.TLSClientConfig.NextProtos = []string{"http/1.1"}
 			}
-			s, err := Open(ctxT(t), rc, append([]driver.Option{driver.WithLog(t.Logf)}, opts...)...)
+			s, err := Open(ctxT(t), rc, append([]helm3.Option{helm3.WithLog(t.Logf)}, opts...)...)
 			if err != nil {
 				return nil, err
 			}
 			t.Cleanup(func() { s.Close() })
-			return s.Namespace(driver.DefaultNamespace), nil
+			return s.Namespace(helm3.DefaultNamespace), nil
 		},
-		Wipe: func(t *testing.T, s driver.Store) { wipe(t, kubeBackendOf(s)) },
+		Wipe: func(t *testing.T, s helm3.Store) { wipe(t, kubeBackendOf(s)) },
 		// A bearer token the API server does not know (401).
-		Denied: func(t *testing.T, _ driver.Store, opts ...driver.Option) (driver.Store, error) {
+		Denied: func(t *testing.T, _ helm3.Store, opts ...helm3.Option) (helm3.Store, error) {
 			rc := k.Config(testenv.KubeAdmin)
 			rc.BearerToken = "helmstore-test-no-such-token"
 			s, err := Open(ctxT(t), rc, opts...)
 			if err != nil {
 				return nil, err
 			}
-			return s.Namespace(driver.DefaultNamespace), nil
+			return s.Namespace(helm3.DefaultNamespace), nil
 		},
-		Tamper: func(t *testing.T, s driver.Store) drivertest.Tamperer {
+		Tamper: func(t *testing.T, s helm3.Store) drivertest.Tamperer {
 			return newTamperer(kubeBackendOf(s))
 		},
 	})

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -20,8 +20,8 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 		ns := newNamespace(t, k)
 		s, b := openAs(t, k, testenv.KubeAdmin, ns)
 		backend.SetDeltas(s, deltas)
-		return drivertest.DeltaStores{Store: waitingStats{s, b}, Namespace: ns, Cold: func() driver.Store {
-			r, _ := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
+		return drivertest.DeltaStores{Store: waitingStats{s, b}, Namespace: ns, Cold: func() helm3.Store {
+			r, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
 			return r
 		}}
 	})
@@ -30,11 +30,11 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 // waitingStats is a store whose Stats first waits for the background
 // commits of its backend, so that sizes are those of committed Releases.
 type waitingStats struct {
-	driver.Store
+	helm3.Store
 	b *kubeBackend
 }
 
-func (w waitingStats) Stats(ctx context.Context) (driver.Stats, error) {
+func (w waitingStats) Stats(ctx context.Context) (helm3.Stats, error) {
 	w.b.WaitCommits()
 	return w.Store.Stats(ctx)
 }

@@ -4,11 +4,11 @@
 // the HELM_DRIVER name "crsplit":
 //
 //	import (
-//		"github.com/helmstore/helmstore/driver"
+//		"github.com/helmstore/helmstore/helm3"
 //		_ "github.com/helmstore/helmstore/crsplit"
 //	)
 //
-//	err := driver.Init(cfg, settings.RESTClientGetter(), ns, "crsplit", log)
+//	err := helm3.Init(cfg, settings.RESTClientGetter(), ns, "crsplit", log)
 //
 // The CRDs must be installed first, once per cluster (InstallCRDs, or
 // kubectl apply the YAML of CRDManifests; Open fails with
@@ -18,20 +18,20 @@
 // # Connection string
 //
 // The connection string (HELM_DRIVER_CRSPLIT_CONNECTION_STRING for
-// driver.Init, the second argument of driver.Open) is empty or names a
+// helm3.Init, the second argument of helm3.Open) is empty or names a
 // kubeconfig context:
 //
-//	""         the current context: with driver.Init, the cluster and user
+//	""         the current context: with helm3.Init, the cluster and user
 //	           Helm's RESTClientGetter resolves (KUBECONFIG, --kubeconfig,
 //	           --kube-context)
 //	"staging"  the kubeconfig's context named staging instead
 //
-// driver.Init passes its RESTClientGetter to the backend; driver.Open uses
-// the one given with driver.WithRESTClientGetter, else the default
+// helm3.Init passes its RESTClientGetter to the backend; helm3.Open uses
+// the one given with helm3.WithRESTClientGetter, else the default
 // kubeconfig loading rules (KUBECONFIG, ~/.kube/config, else the in-cluster
 // configuration of a pod). A context the kubeconfig lacks is an error
 // naming it. Open takes a *rest.Config instead, for a program that builds
-// its own. The namespace is the view's (driver.Init's namespace argument,
+// its own. The namespace is the view's (helm3.Init's namespace argument,
 // Store.Namespace), never part of the connection string.
 //
 // # Objects

@@ -10,8 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
 )
 
 var (
@@ -27,18 +27,18 @@ var (
 	ErrConflict = cas.ErrConflict
 
 	// ErrUnreachable is wrapped when the Kubernetes API server cannot be
-	// reached (with driver.ErrUnavailable). It is never reported as
+	// reached (with helm3.ErrUnavailable). It is never reported as
 	// "release not found".
 	ErrUnreachable = errors.New("cannot reach the Kubernetes API server")
 
 	// ErrForbidden is wrapped when the API server denies a request (with
-	// driver.ErrAccessDenied). The error keeps the server's message (user,
+	// helm3.ErrAccessDenied). The error keeps the server's message (user,
 	// verb, resource, namespace).
 	ErrForbidden = errors.New("permission denied (the crsplit kubeBackend needs the helmstore-crsplit Role in this namespace, or the ClusterRole for all namespaces: see crsplit.RBACManifests)")
 
 	// ErrUnauthorized is wrapped when the API server does not accept the
 	// store's credentials (401: an unknown or expired token, a client
-	// certificate it does not trust), with driver.ErrAccessDenied.
+	// certificate it does not trust), with helm3.ErrAccessDenied.
 	ErrUnauthorized = errors.New("the Kubernetes API server does not accept the credentials (an unknown or expired token, an untrusted client certificate): renew them in the kubeconfig")
 
 	// ErrTooLarge is wrapped when an object would exceed MaxObjectBytes.
@@ -74,7 +74,7 @@ type requestError struct {
 	verb, res, ns, name string
 	kind                error // a sentinel, or nil
 	// unavailable: the server could not be reached or answered with a
-	// server failure (driver.ErrUnavailable).
+	// server failure (helm3.ErrUnavailable).
 	unavailable bool
 	err         error
 }
@@ -99,10 +99,10 @@ func (e *requestError) Unwrap() []error {
 		out = append(out, e.kind)
 	}
 	if e.kind == ErrForbidden || e.kind == ErrUnauthorized {
-		out = append(out, driver.ErrAccessDenied)
+		out = append(out, helm3.ErrAccessDenied)
 	}
 	if e.unavailable {
-		out = append(out, driver.ErrUnavailable)
+		out = append(out, helm3.ErrUnavailable)
 	}
 	return out
 }

@@ -9,7 +9,7 @@ import (
 	"helm.sh/helm/v3/pkg/cli"
 
 	"github.com/helmstore/helmstore/crsplit"
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // A Helm-based tool stores its releases as helmstore.io custom resources:
@@ -29,7 +29,7 @@ func Example() {
 	}
 
 	cfg := new(action.Configuration)
-	if err := driver.Init(cfg, settings.RESTClientGetter(), settings.Namespace(), crsplit.DriverName, log.Printf); err != nil {
+	if err := helm3.Init(cfg, settings.RESTClientGetter(), settings.Namespace(), crsplit.DriverName, log.Printf); err != nil {
 		log.Fatal(err)
 	}
 	releases, err := action.NewList(cfg).Run()
@@ -63,12 +63,12 @@ func ExampleOpen() {
 }
 
 // The connection string names a kubeconfig context other than the current
-// one; driver.Open reaches the cluster through the RESTClientGetter given
+// one; helm3.Open reaches the cluster through the RESTClientGetter given
 // (here Helm's flags and KUBECONFIG), or the default kubeconfig without one.
 func Example_context() {
 	ctx := context.Background()
-	store, err := driver.Open(ctx, crsplit.DriverName, "staging",
-		driver.WithRESTClientGetter(cli.New().RESTClientGetter()))
+	store, err := helm3.Open(ctx, crsplit.DriverName, "staging",
+		helm3.WithRESTClientGetter(cli.New().RESTClientGetter()))
 	if err != nil {
 		log.Fatal(err) // e.g. the kubeconfig has no context "staging"
 	}

@@ -12,8 +12,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -220,7 +220,7 @@ func TestGarbageCollector(t *testing.T) {
 		t.Fatalf("crash: %v", err)
 	}
 	b.hooks.BeforePart = nil
-	if _, err := s.Get(key("crashed", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := s.Get(key("crashed", 1)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("crashed create visible: %v", err)
 	}
 	deleteRaw(t, b, ns, key("crashed", 1))

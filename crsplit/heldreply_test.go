@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -21,11 +21,11 @@ import (
 // deadline cut short).
 func TestCreateReplyHeldPastDeadline(t *testing.T) {
 	k := cluster(t)
-	s, b := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace)
+	s, b := openAs(t, k, testenv.KubeAdmin, helm3.DefaultNamespace)
 	loss := &testenv.ReplyLoss{Hold: true}
 	rc := proxiedConfig(k.Config(testenv.KubeAdmin), func(addr string) string { return testenv.NewLossyProxy(t, addr, loss).Addr })
 	rc.TLSClientConfig.NextProtos = []string{"http/1.1"} // a request per message
-	ps, err := Open(ctxT(t), rc, driver.WithLog(t.Logf), driver.WithTimeout(4*time.Second))
+	ps, err := Open(ctxT(t), rc, helm3.WithLog(t.Logf), helm3.WithTimeout(4*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestCreateReplyHeldPastDeadline(t *testing.T) {
 		name := "held"
 		key := "sh.helm.release.v1." + name + ".v" + strconv.Itoa(n)
 		loss.Arm(n)
-		err := ps.Namespace(driver.DefaultNamespace).Create(key, smallRelease(name, driver.DefaultNamespace, n, "c"))
+		err := ps.Namespace(helm3.DefaultNamespace).Create(key, smallRelease(name, helm3.DefaultNamespace, n, "c"))
 		fired := loss.Disarm()
 		if !fired {
 			if err != nil {
@@ -47,8 +47,8 @@ func TestCreateReplyHeldPastDeadline(t *testing.T) {
 			return
 		}
 		held++
-		if err != nil && (!errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseExists) || errors.Is(err, driver.ErrReleaseNotFound)) {
-			t.Fatalf("Create whose reply to message %d was held: %v; want nil or driver.ErrUnavailable", n, err)
+		if err != nil && (!errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseExists) || errors.Is(err, helm3.ErrReleaseNotFound)) {
+			t.Fatalf("Create whose reply to message %d was held: %v; want nil or helm3.ErrUnavailable", n, err)
 		}
 		b.WaitCommits()
 		// A head whose writer could not undo it in time (its rollback
@@ -56,14 +56,14 @@ func TestCreateReplyHeldPastDeadline(t *testing.T) {
 		// after the writer's window at most; then a retry is answered.
 		var again, gerr error
 		for until := time.Now().Add(cas.DefaultClockSkew + 5*time.Second); ; {
-			again = s.Create(key, smallRelease(name, driver.DefaultNamespace, n, "c"))
+			again = s.Create(key, smallRelease(name, helm3.DefaultNamespace, n, "c"))
 			_, gerr = s.Get(key)
-			if again == nil || errors.Is(again, driver.ErrReleaseExists) && gerr == nil || time.Now().After(until) {
+			if again == nil || errors.Is(again, helm3.ErrReleaseExists) && gerr == nil || time.Now().After(until) {
 				break
 			}
 			time.Sleep(500 * time.Millisecond)
 		}
-		if again != nil && !(errors.Is(again, driver.ErrReleaseExists) && gerr == nil) {
+		if again != nil && !(errors.Is(again, helm3.ErrReleaseExists) && gerr == nil) {
 			t.Fatalf("message %d held (Create said %v): %v after the writer's window, the retried Create says %v, Get says %v; want nil, or exists with the release readable", n, err, cas.DefaultClockSkew+5*time.Second, again, gerr)
 		}
 		t.Logf("message %d held: Create %v; retried Create %v", n, err, again)

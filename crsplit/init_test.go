@@ -16,8 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -35,16 +35,16 @@ data:
 	}
 }
 
-// TestInitHelmActions selects crsplit as HELM_DRIVER through driver.Init
+// TestInitHelmActions selects crsplit as HELM_DRIVER through helm3.Init
 // with the RESTClientGetter Helm builds from its flags, and runs real Helm
 // actions: the chart's resources land in the cluster through Helm's own
 // client, the releases in Release objects.
 func TestInitHelmActions(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	t.Setenv(driver.ConnectionStringEnv(DriverName), "")
+	t.Setenv(helm3.ConnectionStringEnv(DriverName), "")
 	cfg := new(action.Configuration)
-	if err := driver.Init(cfg, k.Getter(testenv.KubeAdmin, ns), ns, DriverName, t.Logf); err != nil {
+	if err := helm3.Init(cfg, k.Getter(testenv.KubeAdmin, ns), ns, DriverName, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	ch := configMapChart()
@@ -100,28 +100,28 @@ func TestInitContexts(t *testing.T) {
 	r := smallRelease("app", ns, 1, "c")
 
 	// bob has no rights; the connection string picks the admin context.
-	t.Setenv(driver.ConnectionStringEnv(DriverName), testenv.KubeAdmin)
+	t.Setenv(helm3.ConnectionStringEnv(DriverName), testenv.KubeAdmin)
 	cfg := new(action.Configuration)
-	if err := driver.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf); err != nil {
+	if err := helm3.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Releases.Create(r); err != nil {
 		t.Fatalf("create through the admin context: %v", err)
 	}
 
-	t.Setenv(driver.ConnectionStringEnv(DriverName), "")
+	t.Setenv(helm3.ConnectionStringEnv(DriverName), "")
 	cfg = new(action.Configuration)
-	if err := driver.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf); err != nil {
+	if err := helm3.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	_, err := cfg.Releases.Get("app", 1)
-	if !errors.Is(err, ErrForbidden) || errors.Is(err, driver.ErrReleaseNotFound) || !strings.Contains(err.Error(), `"bob"`) {
+	if !errors.Is(err, ErrForbidden) || errors.Is(err, helm3.ErrReleaseNotFound) || !strings.Contains(err.Error(), `"bob"`) {
 		t.Fatalf("get as bob: %v; want a permission error naming bob", err)
 	}
 
-	t.Setenv(driver.ConnectionStringEnv(DriverName), "no-such-context")
+	t.Setenv(helm3.ConnectionStringEnv(DriverName), "no-such-context")
 	cfg = new(action.Configuration)
-	err = driver.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf)
+	err = helm3.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf)
 	if err == nil || !strings.Contains(err.Error(), "no-such-context") {
 		t.Fatalf("unknown context: %v", err)
 	}
@@ -133,26 +133,26 @@ func TestUnreachable(t *testing.T) {
 	dead := &rest.Config{Host: "https://127.0.0.1:" + strconv.Itoa(testenv.FreePort(t)), BearerToken: "x", TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := Open(ctx, dead); !errors.Is(err, ErrUnreachable) || !errors.Is(err, driver.ErrUnavailable) {
-		t.Fatalf("open: %v, want ErrUnreachable and driver.ErrUnavailable", err)
+	if _, err := Open(ctx, dead); !errors.Is(err, ErrUnreachable) || !errors.Is(err, helm3.ErrUnavailable) {
+		t.Fatalf("open: %v, want ErrUnreachable and helm3.ErrUnavailable", err)
 	}
 	// A store whose server goes away.
 	c, err := newClient(dead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := backend.New(newBackend(c, t.Logf, 0), &driver.Config{Name: DriverName})
+	s := backend.New(newBackend(c, t.Logf, 0), &helm3.Config{Name: DriverName})
 	_, err = s.Get(key("app", 1))
-	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseNotFound) {
+	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get: %v", err)
 	}
-	if _, err := s.Query(map[string]string{"name": "app"}); err == driver.ErrReleaseNotFound || !errors.Is(err, ErrUnreachable) {
+	if _, err := s.Query(map[string]string{"name": "app"}); err == helm3.ErrReleaseNotFound || !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("query: %v", err)
 	}
-	if _, err := s.Delete(key("app", 1)); errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := s.Delete(key("app", 1)); errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("delete: %v", err)
 	}
-	if err := s.Update(key("app", 1), smallRelease("app", "default", 1, "c")); errors.Is(err, driver.ErrReleaseNotFound) {
+	if err := s.Update(key("app", 1), smallRelease("app", "default", 1, "c")); errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("update: %v", err)
 	}
 }
@@ -167,9 +167,9 @@ func TestCRDsMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := backend.New(newBackend(bc, t.Logf, 0), &driver.Config{Name: DriverName})
+	s := backend.New(newBackend(bc, t.Logf, 0), &helm3.Config{Name: DriverName})
 	_, err = s.Get(key("app", 1))
-	if !errors.Is(err, ErrCRDsNotInstalled) || errors.Is(err, driver.ErrReleaseNotFound) {
+	if !errors.Is(err, ErrCRDsNotInstalled) || errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get without the resources: %v", err)
 	}
 	if _, err := bc.resources(ctxT(t)); !errors.Is(err, ErrCRDsNotInstalled) {

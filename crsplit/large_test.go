@@ -12,8 +12,8 @@ import (
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -189,7 +189,7 @@ func TestLargeReleaseRecord(t *testing.T) {
 	if n := count(t, b, resChunks, ns); n != 0 {
 		t.Fatalf("%d chunks left after delete", n)
 	}
-	if _, err := s.Get(key("hooked", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := s.Get(key("hooked", 1)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatal(err)
 	}
 }

@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -88,9 +88,9 @@ func newNamespace(t testing.TB, k *testenv.KubeServer) string {
 }
 
 // openAs opens a store as user, scoped to ns, and returns its backend too.
-func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...driver.Option) (driver.Store, *kubeBackend) {
+func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...helm3.Option) (helm3.Store, *kubeBackend) {
 	t.Helper()
-	s, err := Open(ctxT(t), k.Config(user), append([]driver.Option{driver.WithLog(t.Logf)}, opts...)...)
+	s, err := Open(ctxT(t), k.Config(user), append([]helm3.Option{helm3.WithLog(t.Logf)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ type kubeBackend struct {
 }
 
 // kubeBackendOf returns the backend of a crsplit store.
-func kubeBackendOf(s driver.Store) *kubeBackend {
+func kubeBackendOf(s helm3.Store) *kubeBackend {
 	b := backend.BackendOf(s).(*cas.Backend)
 	return &kubeBackend{Backend: b, c: b.Store().(*kubeStore).c, hooks: b.Hooks()}
 }

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // releaseObjectName returns the name of the Release object stored under

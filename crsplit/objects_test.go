@@ -11,9 +11,9 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -229,7 +229,7 @@ func TestLongNames(t *testing.T) {
 	if n := count(t, b, resReleases, ns) + count(t, b, resCharts, ns); n != 0 {
 		t.Fatalf("%d objects left", n)
 	}
-	if _, err := s.Get(key(strings.Repeat("a", 70), 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := s.Get(key(strings.Repeat("a", 70), 1)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get after delete: %v", err)
 	}
 }
@@ -241,7 +241,7 @@ func TestDamagedReleaseObject(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	var logged []string
-	s, b := openAs(t, k, testenv.KubeAdmin, ns, driver.WithLog(func(f string, v ...interface{}) { logged = append(logged, fmt.Sprintf(f, v...)) }))
+	s, b := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithLog(func(f string, v ...interface{}) { logged = append(logged, fmt.Sprintf(f, v...)) }))
 	good := smallRelease("good", ns, 1, "c")
 	if err := s.Create(key("good", 1), good); err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func TestDamagedReleaseObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Get(key("bad", 1))
-	if !errors.Is(err, codec.ErrCorrupt) || errors.Is(err, driver.ErrReleaseNotFound) || !strings.Contains(err.Error(), key("bad", 1)) {
+	if !errors.Is(err, codec.ErrCorrupt) || errors.Is(err, helm3.ErrReleaseNotFound) || !strings.Contains(err.Error(), key("bad", 1)) {
 		t.Fatalf("get of a damaged release: %v", err)
 	}
 	rs, err := s.List(func(*release.Release) bool { return true })

@@ -10,20 +10,20 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // DriverName is the HELM_DRIVER name crsplit registers.
 const DriverName = "crsplit"
 
-func init() { driver.Register(DriverName, open) }
+func init() { helm3.Register(DriverName, open) }
 
-// open is the driver.Opener: the cluster is the one cfg.RESTClientGetter
+// open is the helm3.Opener: the cluster is the one cfg.RESTClientGetter
 // points at (Helm's kubeconfig, context and namespace flags), and a
 // non-empty connection string names a kubeconfig context to use instead of
 // the current one.
-func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+func open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
 	rc, err := restConfig(cfg.RESTClientGetter, cfg.ConnectionString)
 	if err != nil {
 		return nil, err
@@ -32,20 +32,20 @@ func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
 }
 
 // Open returns a crsplit Store on the cluster rc points at, scoped to
-// driver.DefaultNamespace (use Namespace for others). It checks that the
+// helm3.DefaultNamespace (use Namespace for others). It checks that the
 // cluster serves the helmstore.io resources (ErrCRDsNotInstalled if not).
-// driver.Open(ctx, "crsplit", "", driver.WithRESTClientGetter(g)) does the
+// helm3.Open(ctx, "crsplit", "", helm3.WithRESTClientGetter(g)) does the
 // same from a RESTClientGetter. opts start from the same defaults as
-// driver.Open's (driver.NewConfig).
-func Open(ctx context.Context, rc *rest.Config, opts ...driver.Option) (driver.Store, error) {
-	return newStore(ctx, rc, driver.NewConfig(DriverName, "", opts...))
+// helm3.Open's (helm3.NewConfig).
+func Open(ctx context.Context, rc *rest.Config, opts ...helm3.Option) (helm3.Store, error) {
+	return newStore(ctx, rc, helm3.NewConfig(DriverName, "", opts...))
 }
 
-// newStore opens the store on rc; cfg comes from driver.NewConfig (Log set).
+// newStore opens the store on rc; cfg comes from helm3.NewConfig (Log set).
 // Opening is bounded by cfg.Timeout, as every operation of the store is: an
-// API server that stops answering fails Open with driver.ErrUnavailable
+// API server that stops answering fails Open with helm3.ErrUnavailable
 // within it.
-func newStore(ctx context.Context, rc *rest.Config, cfg *driver.Config) (driver.Store, error) {
+func newStore(ctx context.Context, rc *rest.Config, cfg *helm3.Config) (helm3.Store, error) {
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)

@@ -9,7 +9,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -18,12 +18,12 @@ import (
 const racers = 16
 
 // stores returns n stores over namespace ns: the same one n times
-// (goroutines of one process, which driver.Init gives one store), or n
+// (goroutines of one process, which helm3.Init gives one store), or n
 // separately opened ones (n processes).
-func stores(t *testing.T, ns string, n int, shared bool) []driver.Store {
+func stores(t *testing.T, ns string, n int, shared bool) []helm3.Store {
 	t.Helper()
 	k := cluster(t)
-	out := make([]driver.Store, n)
+	out := make([]helm3.Store, n)
 	for i := range out {
 		if i == 0 || !shared {
 			out[i], _ = openAs(t, k, testenv.KubeAdmin, ns)
@@ -37,7 +37,7 @@ func stores(t *testing.T, ns string, n int, shared bool) []driver.Store {
 // readWhile runs readers of release name on ss until stop is closed:
 // Queries of its deployed revision and of all, and Lists, whose answers land in the
 // stores' caches in whatever order they finish.
-func readWhile(t *testing.T, ss []driver.Store, name string, stop <-chan struct{}) *sync.WaitGroup {
+func readWhile(t *testing.T, ss []helm3.Store, name string, stop <-chan struct{}) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
 		s := ss[i%len(ss)]
@@ -60,7 +60,7 @@ func readWhile(t *testing.T, ss []driver.Store, name string, stop <-chan struct{
 				case 2:
 					_, err = s.Query(map[string]string{"name": name, "owner": "helm"})
 				}
-				if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+				if err != nil && !errors.Is(err, helm3.ErrReleaseNotFound) {
 					t.Errorf("reader: %v", err)
 					return
 				}
@@ -128,7 +128,7 @@ func testConcurrentUpdates(t *testing.T, shared bool) {
 	// One of the writes is what is stored, whole, the same for every
 	// store.
 	var last string
-	for i, s := range []driver.Store{ss[0], ss[racers-1]} {
+	for i, s := range []helm3.Store{ss[0], ss[racers-1]} {
 		got, err := s.Get(key("app", 1))
 		if err != nil {
 			t.Fatal(err)
@@ -229,9 +229,9 @@ func testConcurrentUpgrades(t *testing.T, shared bool) {
 // the next revision taken): Helm would fail with "another operation is in
 // progress"; the caller tries again. An error is a failure Helm would
 // not expect.
-func upgrade(s driver.Store, ns, name string) (ok bool, err error) {
+func upgrade(s helm3.Store, ns, name string) (ok bool, err error) {
 	rs, err := s.Query(map[string]string{"name": name, "owner": "helm", "status": "deployed"})
-	if errors.Is(err, driver.ErrReleaseNotFound) {
+	if errors.Is(err, helm3.ErrReleaseNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -245,7 +245,7 @@ func upgrade(s driver.Store, ns, name string) (ok bool, err error) {
 	}
 	next := smallVariant(name, ns, cur.Version+1, cur.Version%3, "c")
 	next.Info.Status = release.StatusPendingUpgrade
-	if err := s.Create(key(name, next.Version), next); errors.Is(err, driver.ErrReleaseExists) {
+	if err := s.Create(key(name, next.Version), next); errors.Is(err, helm3.ErrReleaseExists) {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("create revision %d: %w", next.Version, err)

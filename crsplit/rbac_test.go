@@ -13,7 +13,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -69,7 +69,7 @@ func waitAllowed(t *testing.T, k *testenv.KubeServer, user, ns, res, verb string
 // lifecycle exercises every request the backend makes: creates with new
 // and reused parts (one chunked), reads, queries, an update, stats, and
 // deletes that collect parts.
-func lifecycle(s driver.Store, ns string) error {
+func lifecycle(s helm3.Store, ns string) error {
 	for v := 1; v <= 2; v++ {
 		if err := s.Create(key("app", v), fixture.LargeRelease("app", ns, v)); err != nil {
 			return err
@@ -135,10 +135,10 @@ func TestRBACRole(t *testing.T) {
 		if err == nil {
 			t.Fatalf("alice could %s in namespace %s", op, theirs)
 		}
-		if errors.Is(err, driver.ErrReleaseNotFound) || errors.Is(err, driver.ErrReleaseExists) {
+		if errors.Is(err, helm3.ErrReleaseNotFound) || errors.Is(err, helm3.ErrReleaseExists) {
 			t.Fatalf("%s in a forbidden namespace reported %v: permission errors must not look like not found", op, err)
 		}
-		if !errors.Is(err, ErrForbidden) || !errors.Is(err, driver.ErrAccessDenied) || errors.Is(err, driver.ErrUnavailable) || !strings.Contains(err.Error(), "forbidden") || !strings.Contains(err.Error(), `"alice"`) {
+		if !errors.Is(err, ErrForbidden) || !errors.Is(err, helm3.ErrAccessDenied) || errors.Is(err, helm3.ErrUnavailable) || !strings.Contains(err.Error(), "forbidden") || !strings.Contains(err.Error(), `"alice"`) {
 			t.Fatalf("%s in a forbidden namespace: %v; want a permission error naming the user", op, err)
 		}
 	}
@@ -246,7 +246,7 @@ func TestRBACExactlyWhatIsNeeded(t *testing.T) {
 }
 
 // A token the API server does not know (401) is ErrUnauthorized, with
-// driver.ErrAccessDenied, and not ErrForbidden (whose remedy, an RBAC
+// helm3.ErrAccessDenied, and not ErrForbidden (whose remedy, an RBAC
 // Role, would not help).
 func TestUnknownTokenIsUnauthorized(t *testing.T) {
 	k := cluster(t)
@@ -257,7 +257,7 @@ func TestUnknownTokenIsUnauthorized(t *testing.T) {
 		defer s.Close()
 		_, err = s.Get("sh.helm.release.v1.app.v1")
 	}
-	if !errors.Is(err, ErrUnauthorized) || !errors.Is(err, driver.ErrAccessDenied) || errors.Is(err, ErrForbidden) || errors.Is(err, driver.ErrUnavailable) {
-		t.Fatalf("with an unknown token: %v; want ErrUnauthorized and driver.ErrAccessDenied only", err)
+	if !errors.Is(err, ErrUnauthorized) || !errors.Is(err, helm3.ErrAccessDenied) || errors.Is(err, ErrForbidden) || errors.Is(err, helm3.ErrUnavailable) {
+		t.Fatalf("with an unknown token: %v; want ErrUnauthorized and helm3.ErrAccessDenied only", err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -87,7 +87,7 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 		reads := &cacheReads{lagging: lagging}
 		cfg := k.Config(testenv.KubeAdmin)
 		cfg.Wrap(reads.wrap)
-		s, err := Open(ctxT(t), cfg, driver.WithCacheBytes(0))
+		s, err := Open(ctxT(t), cfg, helm3.WithCacheBytes(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,14 +108,14 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 }
 
 // TestCorruptedParts: a chunk of the chart or a Values object whose bytes
-// were changed in the cluster makes Get fail with driver.ErrCorrupt naming
+// were changed in the cluster makes Get fail with helm3.ErrCorrupt naming
 // the release (not "not found", not a panic, not a wrong release), while
 // other releases stay readable. The watch cache may serve the old bytes for
 // a moment, so the read is retried until the change shows.
 func TestCorruptedParts(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns, driver.WithCacheBytes(0))
+	s, b := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
 	big := fixture.LargeRelease("big", ns, 1)
 	if err := s.Create(key("big", 1), big); err != nil {
 		t.Fatal(err)
@@ -143,8 +143,8 @@ func TestCorruptedParts(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %v", what, err)
-		if !errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrReleaseNotFound) || !strings.Contains(err.Error(), k) {
-			t.Fatalf("%s: Get = %v; want driver.ErrCorrupt naming %s", what, err, k)
+		if !errors.Is(err, helm3.ErrCorrupt) || errors.Is(err, helm3.ErrReleaseNotFound) || !strings.Contains(err.Error(), k) {
+			t.Fatalf("%s: Get = %v; want helm3.ErrCorrupt naming %s", what, err, k)
 		}
 		if got, err := s.Get(key("good", 1)); err != nil {
 			t.Fatalf("%s: another release: %v", what, err)

@@ -15,8 +15,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -489,7 +489,7 @@ type reshapeRun struct {
 	uses                                    map[string]map[string]bool
 }
 
-func newReshapeRun(t *testing.T, k *testenv.KubeServer, s driver.Store, tp *tamperer) reshapeRun {
+func newReshapeRun(t *testing.T, k *testenv.KubeServer, s helm3.Store, tp *tamperer) reshapeRun {
 	t.Helper()
 	ns := newNamespace(t, k)
 	v := s.Namespace(ns)
@@ -557,7 +557,7 @@ func newReshapeRun(t *testing.T, k *testenv.KubeServer, s driver.Store, tp *tamp
 func checkReshaped(t *testing.T, k *testenv.KubeServer, r reshapeRun, damaged map[string]bool, what string) {
 	t.Helper()
 	const timeout = 30 * time.Second
-	s, _ := openAs(t, k, testenv.KubeAdmin, r.ns, driver.WithTimeout(timeout), driver.WithCacheBytes(0))
+	s, _ := openAs(t, k, testenv.KubeAdmin, r.ns, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
 	bound := func(op string, fn func() error) error {
 		t.Helper()
 		var before, after runtime.MemStats
@@ -576,22 +576,22 @@ func checkReshaped(t *testing.T, k *testenv.KubeServer, r reshapeRun, damaged ma
 	for _, kk := range r.keys {
 		err := bound("get "+kk, func() error { _, err := s.Get(kk); return err })
 		switch {
-		case damaged[kk] && err != nil && (!errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), kk)):
+		case damaged[kk] && err != nil && (!errors.Is(err, helm3.ErrCorrupt) || !strings.Contains(err.Error(), kk)):
 			t.Errorf("%s: get of damaged %s: %v, want ErrCorrupt naming it (or the release whole)", what, kk, err)
 		case !damaged[kk] && err != nil:
 			t.Errorf("%s: get of %s, which the damage does not touch: %v", what, kk, err)
 		}
 	}
-	for _, view := range []driver.Store{s, s.Namespace("")} {
+	for _, view := range []helm3.Store{s, s.Namespace("")} {
 		if err := bound("list", func() error { _, err := view.List(func(*release.Release) bool { return true }); return err }); err != nil {
 			t.Errorf("%s: list: %v", what, err)
 		}
 	}
 	for kk := range damaged {
-		if err := bound("delete "+kk, func() error { _, err := s.Delete(kk); return err }); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+		if err := bound("delete "+kk, func() error { _, err := s.Delete(kk); return err }); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
 			t.Errorf("%s: delete of damaged %s: %v", what, kk, err)
 		}
-		if _, err := s.Get(kk); !errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := s.Get(kk); !errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Errorf("%s: get of %s after its delete: %v, want not found", what, kk, err)
 		}
 	}
@@ -605,7 +605,7 @@ func checkReshaped(t *testing.T, k *testenv.KubeServer, r reshapeRun, damaged ma
 // records nor chunked parts.
 func TestReshaper(t *testing.T) {
 	k := cluster(t)
-	w, b := openAs(t, k, testenv.KubeAdmin, driver.DefaultNamespace)
+	w, b := openAs(t, k, testenv.KubeAdmin, helm3.DefaultNamespace)
 	tp := &tamperer{b}
 	n := 0
 	for _, shape := range drivertest.Shapes {

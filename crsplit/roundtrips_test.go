@@ -9,7 +9,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -79,7 +79,7 @@ func TestRoundTrips(t *testing.T) {
 	log := &requestLog{}
 	cfg := k.Config(testenv.KubeAdmin)
 	cfg.Wrap(log.wrap)
-	s, err := Open(ctxT(t), cfg, driver.WithCacheBytes(0))
+	s, err := Open(ctxT(t), cfg, helm3.WithCacheBytes(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,4 +140,4 @@ func TestRoundTrips(t *testing.T) {
 }
 
 // waitCommits waits for the background commits of s.
-func waitCommits(s driver.Store) { kubeBackendOf(s).WaitCommits() }
+func waitCommits(s helm3.Store) { kubeBackendOf(s).WaitCommits() }

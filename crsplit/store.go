@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend/cas"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
@@ -291,7 +291,7 @@ func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, e
 	}
 	raw, err := s.c.create(cctx, res, obj.Namespace, obj.Name, o)
 	cancel()
-	if errors.Is(err, driver.ErrUnavailable) {
+	if errors.Is(err, helm3.ErrUnavailable) {
 		// The answer may have been lost after the server stored it: then
 		// the Release is this create's, and the create succeeded (else the
 		// caller, taking it for failed, would leave it pending, blocking
@@ -353,7 +353,7 @@ func (s *kubeStore) createdAnyway(ctx context.Context, res, ns, name, token stri
 			}
 			return raw, json.Unmarshal(raw, &o) == nil && o.Metadata.Annotations[annotationCreate] == token
 		}
-		if !errors.Is(err, driver.ErrUnavailable) {
+		if !errors.Is(err, helm3.ErrUnavailable) {
 			return nil, false // not stored (or not readable: as failed)
 		}
 	}

@@ -14,10 +14,10 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/backend/cas/castest"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -285,7 +285,7 @@ func (tp *tamperer) DeletePart(ctx context.Context, ns, d string) error {
 
 // TestTamperer checks crsplit's Tamperer itself: Head and SetHead round
 // trip (inline and chunked records), Part and SetPart too, and a flipped
-// byte in a part, inline or chunked, makes Get report driver.ErrCorrupt.
+// byte in a part, inline or chunked, makes Get report helm3.ErrCorrupt.
 func TestTamperer(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
@@ -367,7 +367,7 @@ func TestTamperer(t *testing.T) {
 		if got, err := tp.Part(ctx, ns, d); err != nil || string(got) != string(bad) {
 			t.Fatalf("%s part round trip: %v", c.kind, err)
 		}
-		if _, err := get(c.name); !errors.Is(err, driver.ErrCorrupt) {
+		if _, err := get(c.name); !errors.Is(err, helm3.ErrCorrupt) {
 			t.Fatalf("get of %s with a flipped byte in its %s: %v, want ErrCorrupt", c.name, c.kind, err)
 		}
 		if err := tp.SetPart(ctx, ns, d, frame); err != nil {
@@ -387,7 +387,7 @@ func TestTamperer(t *testing.T) {
 	if err := tp.GarbleHead(ctx, ns, key("large", 1)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := get("large"); !errors.Is(err, driver.ErrCorrupt) {
+	if _, err := get("large"); !errors.Is(err, helm3.ErrCorrupt) {
 		t.Fatalf("get of a garbled head: %v, want ErrCorrupt", err)
 	}
 }
@@ -490,7 +490,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 		t.Fatalf("query of a namespace with damaged releases: %v", err)
 	}
 	for _, name := range []string{"garbled", "norec", "chunk", "swapped"} {
-		if _, err := fresh.Get(key(name, 1)); !errors.Is(err, driver.ErrCorrupt) {
+		if _, err := fresh.Get(key(name, 1)); !errors.Is(err, helm3.ErrCorrupt) {
 			t.Fatalf("get of %s: %v, want ErrCorrupt", name, err)
 		}
 	}

@@ -8,13 +8,13 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
 // A wrong password, none where one is required, and an operation an ACL
-// denies are driver.ErrAccessDenied, not unavailability nor "not found",
+// denies are helm3.ErrAccessDenied, not unavailability nor "not found",
 // and never show the password; redis://SECRET@host (a password alone, as
 // redis-cli reads it) authenticates with SECRET.
 func TestAccessDenied(t *testing.T) {
@@ -38,19 +38,19 @@ func TestAccessDenied(t *testing.T) {
 		"wrong password, Cluster form":     "redis://:" + wrong + "@" + n.Addr + "," + n.Addr + "/0",
 		"wrong password in the user slot,": "redis://" + wrong + "@" + n.Addr + "," + n.Addr + "/0",
 	} {
-		_, err := driver.Open(ctx, redis.Name, conn)
-		if !errors.Is(err, driver.ErrAccessDenied) || redis.IsUnavailable(err) || errors.Is(err, driver.ErrReleaseNotFound) {
-			t.Errorf("Open with a %s: %v; want driver.ErrAccessDenied only", what, err)
+		_, err := helm3.Open(ctx, redis.Name, conn)
+		if !errors.Is(err, helm3.ErrAccessDenied) || redis.IsUnavailable(err) || errors.Is(err, helm3.ErrReleaseNotFound) {
+			t.Errorf("Open with a %s: %v; want helm3.ErrAccessDenied only", what, err)
 			continue
 		}
-		// driver.Open's error quotes the connection string as Redact
+		// helm3.Open's error quotes the connection string as Redact
 		// gives it; what this package says is its cause.
 		if cause := errors.Unwrap(err).Error(); strings.Contains(cause, wrong) || strings.Contains(cause, pw) {
 			t.Errorf("Open with a %s: the error shows a password: %v", what, cause)
 		}
 		t.Logf("%s: %v", what, errors.Unwrap(err))
 	}
-	s, err := driver.Open(ctx, redis.Name, "redis://"+pw+"@"+n.Addr+"/0?key_prefix="+testenv.UniqueName("t"))
+	s, err := helm3.Open(ctx, redis.Name, "redis://"+pw+"@"+n.Addr+"/0?key_prefix="+testenv.UniqueName("t"))
 	if err != nil {
 		t.Fatalf("Open with the password in the user slot: %v", err)
 	}
@@ -59,7 +59,7 @@ func TestAccessDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An ACL user outside its keys.
-	other, err := driver.Open(ctx, redis.Name, "redis://helm:"+pw+"@"+n.Addr+"/0?key_prefix=tenant-b")
+	other, err := helm3.Open(ctx, redis.Name, "redis://helm:"+pw+"@"+n.Addr+"/0?key_prefix=tenant-b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +75,8 @@ func TestAccessDenied(t *testing.T) {
 		},
 	} {
 		err := op()
-		if !errors.Is(err, driver.ErrAccessDenied) || redis.IsUnavailable(err) || errors.Is(err, driver.ErrReleaseNotFound) {
-			t.Errorf("%s outside the ACL user's keys: %v; want driver.ErrAccessDenied", what, err)
+		if !errors.Is(err, helm3.ErrAccessDenied) || redis.IsUnavailable(err) || errors.Is(err, helm3.ErrReleaseNotFound) {
+			t.Errorf("%s outside the ACL user's keys: %v; want helm3.ErrAccessDenied", what, err)
 		}
 	}
 }
@@ -87,12 +87,12 @@ func TestAccessDenied(t *testing.T) {
 func TestGoRedisLogsToTheStore(t *testing.T) {
 	a, b := testenv.StartRedisNode(t), testenv.StartRedisNode(t)
 	var la, lb logs
-	sa, err := driver.Open(context.Background(), redis.Name, "redis://"+a.Addr+"/0?dial_timeout=1s", driver.WithLog(la.log))
+	sa, err := helm3.Open(context.Background(), redis.Name, "redis://"+a.Addr+"/0?dial_timeout=1s", helm3.WithLog(la.log))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sa.Close()
-	sb, err := driver.Open(context.Background(), redis.Name, "redis://"+b.Addr+"/0", driver.WithLog(lb.log))
+	sb, err := helm3.Open(context.Background(), redis.Name, "redis://"+b.Addr+"/0", helm3.WithLog(lb.log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestGoRedisLogsToTheStore(t *testing.T) {
 	if strings.Contains(lb.String(), "failed to dial") {
 		t.Fatalf("another store's log has the dial failure:\n%s", lb.String())
 	}
-	if _, err := sb.Get("sh.helm.release.v1.app.v1"); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := sb.Get("sh.helm.release.v1.app.v1"); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatal(err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
@@ -393,8 +393,8 @@ func (b *redisBackend) members(ctx context.Context, ns string, cmd *goredis.Stri
 // Stats counts the heads and parts of ns ("": every namespace). A head or
 // part that is not a hash counts as stored, with no bytes; where the set
 // of releases or of parts is not a set, the keys are found by scanning.
-func (b *redisBackend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
-	s := driver.Stats{Parts: map[string]int{}}
+func (b *redisBackend) Stats(ctx context.Context, ns string) (helm3.Stats, error) {
+	s := helm3.Stats{Parts: map[string]int{}}
 	nss, err := b.namespaces(ctx, ns)
 	if err != nil || len(nss) == 0 {
 		return s, err

@@ -3,8 +3,8 @@ package redis_test
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -18,7 +18,7 @@ var bench = drivertest.Bench{Targets: benchTargets, CPU: true}
 // redisTarget is this backend on the server base names, under a fresh key
 // prefix for every run.
 func redisTarget(name string, base func(testing.TB) string) drivertest.BenchTarget {
-	return drivertest.StoreTarget(name, func(b *testing.B, opts ...driver.Option) driver.Store {
+	return drivertest.StoreTarget(name, func(b *testing.B, opts ...helm3.Option) helm3.Store {
 		return openStore(b, withPrefix(b, base(b)), opts...)
 	})
 }

@@ -8,7 +8,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestScanNamespacesTrustedOnlyAtRest(t *testing.T) {
 	c := testenv.StartRedisCluster(t, 3, 0)
 	ctx := context.Background()
-	s, err := Open(ctx, driver.NewConfig(Name, c.URL()+"?key_prefix=scan-test"))
+	s, err := Open(ctx, helm3.NewConfig(Name, c.URL()+"?key_prefix=scan-test"))
 	if err != nil {
 		t.Fatal(err)
 	}

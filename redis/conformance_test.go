@@ -8,13 +8,13 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
-func openStore(t testing.TB, conn string, opts ...driver.Option) driver.Store {
+func openStore(t testing.TB, conn string, opts ...helm3.Option) helm3.Store {
 	t.Helper()
 	return drivertest.Open(t, redis.Name, conn, opts...)
 }
@@ -37,9 +37,9 @@ func withPrefix(t testing.TB, conn string) string {
 // key prefix for each Open, another client over it for Reopen and
 // Proxied (whose every connection, to a server, a Sentinel or a Cluster
 // node, is dialled through the proxy); Wipe deletes the prefix's keys.
-func harness(base func(t testing.TB) string, opts ...driver.Option) drivertest.Harness {
+func harness(base func(t testing.TB) string, opts ...helm3.Option) drivertest.Harness {
 	var mu sync.Mutex
-	conns := map[driver.Store]string{}
+	conns := map[helm3.Store]string{}
 	made := map[testing.TB]string{} // the connection string being opened, by test
 	h := drivertest.ConnectionStringHarness(redis.Name, func(t testing.TB) string {
 		c := withPrefix(t, base(t))
@@ -49,7 +49,7 @@ func harness(base func(t testing.TB) string, opts ...driver.Option) drivertest.H
 		return c
 	}, opts...)
 	open := h.Open
-	h.Open = func(t *testing.T) driver.Store {
+	h.Open = func(t *testing.T) helm3.Store {
 		s := open(t)
 		mu.Lock()
 		conns[s] = made[t]
@@ -57,7 +57,7 @@ func harness(base func(t testing.TB) string, opts ...driver.Option) drivertest.H
 		mu.Unlock()
 		return s
 	}
-	h.Proxied = func(t *testing.T, s driver.Store, proxy drivertest.ProxyFunc, opts ...driver.Option) (driver.Store, error) {
+	h.Proxied = func(t *testing.T, s helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
 		mu.Lock()
 		c, ok := conns[s]
 		mu.Unlock()
@@ -81,7 +81,7 @@ func TestConformanceStandalone(t *testing.T) {
 // of its own, as an ACL user that may run every command but the dangerous
 // and administrative ones on no key at all (made on the server if
 // missing): whatever prefix it had, it is refused.
-func deniedStandalone(t *testing.T, _ driver.Store, opts ...driver.Option) (driver.Store, error) {
+func deniedStandalone(t *testing.T, _ helm3.Store, opts ...helm3.Option) (helm3.Store, error) {
 	const user, pw = "helmstore-denied", "helmstore-denied-pw"
 	base := testenv.Redis(t)
 	o, err := goredis.ParseURL(base)
@@ -98,5 +98,5 @@ func deniedStandalone(t *testing.T, _ driver.Store, opts ...driver.Option) (driv
 		t.Fatal(err)
 	}
 	u.User = url.UserPassword(user, pw)
-	return driver.Open(context.Background(), redis.Name, u.String(), opts...)
+	return helm3.Open(context.Background(), redis.Name, u.String(), opts...)
 }

@@ -8,8 +8,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -81,7 +81,7 @@ func TestRegistryAfterDataLoss(t *testing.T) {
 	// The same store writes on: its first attempts may meet the restart.
 	var err error
 	for i := 0; i < 50; i++ {
-		if err = upgrade(v, ns, "app", 1); err == nil || !errors.Is(err, driver.ErrUnavailable) {
+		if err = upgrade(v, ns, "app", 1); err == nil || !errors.Is(err, helm3.ErrUnavailable) {
 			break
 		}
 	}

@@ -4,19 +4,19 @@ import (
 	"context"
 	"errors"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // IsUnavailable reports whether err says Redis could not be reached or
-// used (for tests in package redis_test): driver.ErrUnavailable.
+// used (for tests in package redis_test): helm3.ErrUnavailable.
 func IsUnavailable(err error) bool { return errors.Is(err, errUnavailable) }
 
 // OpenProxied opens conn as Open does, every connection of the store going
 // to proxy(addr) instead of addr: the servers, the Sentinels and every
 // Cluster node as the store learns of them (a Cluster node's own address,
 // which it advertises, is mapped when it is dialled).
-func OpenProxied(conn string, proxy func(string) string, opts ...driver.Option) (driver.Store, error) {
-	return open(context.Background(), driver.NewConfig(Name, conn, opts...), proxy)
+func OpenProxied(conn string, proxy func(string) string, opts ...helm3.Option) (helm3.Store, error) {
+	return open(context.Background(), helm3.NewConfig(Name, conn, opts...), proxy)
 }
 
 // SetScanKeysMax sets the most keys a Cluster's primaries may hold for a

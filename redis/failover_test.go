@@ -10,8 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -41,7 +41,7 @@ func replicaOf(t *testing.T, c *testenv.RedisCluster, primary *testenv.RedisNode
 func TestClusterFailoverPromptly(t *testing.T) {
 	c := testenv.StartRedisCluster(t, 3, 1)
 	ns := testenv.UniqueName("prompt-")
-	s := openStore(t, withPrefix(t, c.URL()), driver.WithTimeout(time.Minute)).Namespace(ns)
+	s := openStore(t, withPrefix(t, c.URL()), helm3.WithTimeout(time.Minute)).Namespace(ns)
 	defer s.Close()
 	for v := 1; v <= 3; v++ {
 		if err := upgrade(s, ns, "app", v); err != nil {
@@ -84,7 +84,7 @@ func TestClusterFailoverPromptly(t *testing.T) {
 			first = time.Since(killed)
 			break
 		}
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("Get during the failover: %v", err)
 		}
 		last = err

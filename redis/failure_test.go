@@ -11,17 +11,17 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
 // revisions checks that the revisions of name are 1..n, each whole (its own
 // values and manifest, its chart), and returns n.
-func revisions(t testing.TB, s driver.Store, ns, name string) int {
+func revisions(t testing.TB, s helm3.Store, ns, name string) int {
 	t.Helper()
 	rs, err := s.Query(map[string]string{"name": name, "owner": "helm"})
-	if errors.Is(err, driver.ErrReleaseNotFound) {
+	if errors.Is(err, helm3.ErrReleaseNotFound) {
 		return 0
 	}
 	if err != nil {
@@ -41,7 +41,7 @@ func revisions(t testing.TB, s driver.Store, ns, name string) int {
 // from[w]+1 on, until stop is closed or a write fails. It returns, per
 // writer, the last revision whose upgrade was acknowledged, and the error
 // that stopped it.
-func upgraders(s driver.Store, ns string, from []int, stop <-chan struct{}) (acked []int, errs []error, wait func()) {
+func upgraders(s helm3.Store, ns string, from []int, stop <-chan struct{}) (acked []int, errs []error, wait func()) {
 	acked = append([]int(nil), from...)
 	errs = make([]error, len(from))
 	var wg sync.WaitGroup
@@ -71,7 +71,7 @@ func upgraders(s driver.Store, ns string, from []int, stop <-chan struct{}) (ack
 // reply was lost and that go-redis sent again, "exists").
 func checkOutageError(t testing.TB, err error) {
 	t.Helper()
-	if err == nil || redis.IsUnavailable(err) || errors.Is(err, driver.ErrReleaseExists) {
+	if err == nil || redis.IsUnavailable(err) || errors.Is(err, helm3.ErrReleaseExists) {
 		return
 	}
 	t.Errorf("write during the outage: %v; want unavailable", err)
@@ -100,7 +100,7 @@ func TestStandaloneRestart(t *testing.T) {
 	acked, errs, wait := upgraders(s, ns, from, stop)
 	time.Sleep(300 * time.Millisecond)
 	n.Kill()
-	if _, err := s.Get("sh.helm.release.v1.app-0.v1"); err == nil || errors.Is(err, driver.ErrReleaseNotFound) || !redis.IsUnavailable(err) {
+	if _, err := s.Get("sh.helm.release.v1.app-0.v1"); err == nil || errors.Is(err, helm3.ErrReleaseNotFound) || !redis.IsUnavailable(err) {
 		t.Errorf("Get while the server is down: %v, want unavailable", err)
 	}
 	close(stop)
@@ -165,7 +165,7 @@ func TestClusterFailover(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("Get during the failover: %v", err)
 		}
 		if time.Now().After(deadline) {
@@ -183,7 +183,7 @@ func TestClusterFailover(t *testing.T) {
 		// it: a revision the dead primary acknowledged but had not
 		// replicated is gone (Redis replicates asynchronously), and the
 		// Update superseding it finds nothing.
-		if !errors.Is(err, driver.ErrReleaseNotFound) {
+		if !errors.Is(err, helm3.ErrReleaseNotFound) {
 			checkOutageError(t, err)
 		}
 	}
@@ -208,10 +208,10 @@ func TestClusterFailover(t *testing.T) {
 // survivors checks that every stored revision of name is whole and returns
 // their versions: revisions acknowledged but not replicated before a
 // failover may be missing, so versions need not follow each other.
-func survivors(t testing.TB, s driver.Store, ns, name string) map[int]bool {
+func survivors(t testing.TB, s helm3.Store, ns, name string) map[int]bool {
 	t.Helper()
 	rs, err := s.Query(map[string]string{"name": name, "owner": "helm"})
-	if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+	if err != nil && !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("revisions of %s/%s: %v", ns, name, err)
 	}
 	out := map[int]bool{}
@@ -240,16 +240,16 @@ func TestTLS(t *testing.T) {
 	if n := history(t, s, "default", "app"); n != 3 {
 		t.Fatalf("%d revisions over TLS, want 3", n)
 	}
-	_, err := driver.Open(context.Background(), redis.Name, "rediss://"+n.Addr+"/0")
+	_, err := helm3.Open(context.Background(), redis.Name, "rediss://"+n.Addr+"/0")
 	if err == nil || !redis.IsUnavailable(err) {
 		t.Fatalf("Open without the CA: %v, want a certificate failure (unavailable)", err)
 	}
-	_, err = driver.Open(context.Background(), redis.Name, "rediss://"+n.Addr+"/0?tls_ca_file="+testenv.OtherCA(t))
+	_, err = helm3.Open(context.Background(), redis.Name, "rediss://"+n.Addr+"/0?tls_ca_file="+testenv.OtherCA(t))
 	if err == nil {
 		t.Fatal("Open trusting another CA succeeded")
 	}
 	// Plain redis:// to the TLS port fails too.
-	_, err = driver.Open(context.Background(), redis.Name, "redis://"+n.Addr+"/0?dial_timeout=2s&read_timeout=2s")
+	_, err = helm3.Open(context.Background(), redis.Name, "redis://"+n.Addr+"/0?dial_timeout=2s&read_timeout=2s")
 	if err == nil {
 		t.Fatal("Open without TLS of a TLS-only server succeeded")
 	}

@@ -10,8 +10,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // smallRelease returns revision v of a small release: a chart shared by
@@ -33,7 +33,7 @@ func smallRelease(name, ns string, v int, status release.Status) *release.Releas
 
 // upgrade does what Helm's upgrade does to storage: create revision v
 // deployed, then mark revision v-1 superseded.
-func upgrade(s driver.Store, ns, name string, v int) error {
+func upgrade(s helm3.Store, ns, name string, v int) error {
 	if err := s.Create(backend.MakeKey(name, v), smallRelease(name, ns, v, release.StatusDeployed)); err != nil {
 		return fmt.Errorf("create revision %d of %s/%s: %w", v, ns, name, err)
 	}
@@ -47,11 +47,11 @@ func upgrade(s driver.Store, ns, name string, v int) error {
 
 // history checks the revisions of name in s: versions 1..n, each whole, the
 // last deployed and the others superseded. It returns n.
-func history(t testing.TB, s driver.Store, ns, name string) int {
+func history(t testing.TB, s helm3.Store, ns, name string) int {
 	t.Helper()
 	rs, err := s.Query(map[string]string{"name": name, "owner": "helm"})
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, helm3.ErrReleaseNotFound) {
 			return 0
 		}
 		t.Fatalf("history of %s/%s: %v", ns, name, err)

@@ -7,7 +7,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -20,7 +20,7 @@ func TestClusterLegacyRegistry(t *testing.T) {
 	prefix := testenv.UniqueName("legacy-")
 	conn := c.URL() + "?key_prefix=" + prefix
 	ctx := context.Background()
-	s, err := driver.Open(ctx, Name, conn)
+	s, err := helm3.Open(ctx, Name, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestClusterLegacyRegistry(t *testing.T) {
 	if err := admin.SAdd(ctx, b.k.namespaces(), ns).Err(); err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := driver.Open(ctx, Name, conn)
+	fresh, err := helm3.Open(ctx, Name, conn)
 	if err != nil {
 		t.Fatal(err)
 	}

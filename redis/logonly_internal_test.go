@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -39,8 +39,8 @@ func TestGoRedisUnattributedOneStore(t *testing.T) {
 		mu sync.Mutex
 		b  strings.Builder
 	}
-	logTo := func(s *sink) driver.Option {
-		return driver.WithLog(func(f string, v ...interface{}) {
+	logTo := func(s *sink) helm3.Option {
+		return helm3.WithLog(func(f string, v ...interface{}) {
 			s.mu.Lock()
 			fmt.Fprintf(&s.b, f+"\n", v...)
 			s.mu.Unlock()
@@ -53,7 +53,7 @@ func TestGoRedisUnattributedOneStore(t *testing.T) {
 	}
 	var la, lb sink
 	conn := testenv.Redis(t)
-	a, err := driver.Open(context.Background(), Name, conn, logTo(&la))
+	a, err := helm3.Open(context.Background(), Name, conn, logTo(&la))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestGoRedisUnattributedOneStore(t *testing.T) {
 	if !has(&la, "line 1") || strings.Contains(std.String(), "line 1") {
 		t.Fatalf("one store open: its log %q, the standard log %q; want the line in the store's log only", la.b.String(), std.String())
 	}
-	b, err := driver.Open(context.Background(), Name, conn, logTo(&lb))
+	b, err := helm3.Open(context.Background(), Name, conn, logTo(&lb))
 	if err != nil {
 		t.Fatal(err)
 	}

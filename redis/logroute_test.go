@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -49,13 +49,13 @@ func TestGoRedisLogsByContext(t *testing.T) {
 	sen := testenv.StartRedisSentinel(t, 0, 1, "", "")
 	std := captureStdLog(t)
 	var la, lb logs
-	sb, err := driver.Open(context.Background(), redis.Name, testenv.Redis(t), driver.WithLog(lb.log))
+	sb, err := helm3.Open(context.Background(), redis.Name, testenv.Redis(t), helm3.WithLog(lb.log))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sb.Close()
 	conn := strings.Replace(sen.URL(), "master_name="+testenv.SentinelMaster, "master_name=nosuchmaster", 1)
-	if sa, err := driver.Open(context.Background(), redis.Name, conn, driver.WithLog(la.log), driver.WithTimeout(5*time.Second)); err == nil {
+	if sa, err := helm3.Open(context.Background(), redis.Name, conn, helm3.WithLog(la.log), helm3.WithTimeout(5*time.Second)); err == nil {
 		sa.Close()
 		t.Fatal("Open with a master name the Sentinel does not know succeeded")
 	}
@@ -80,19 +80,19 @@ func TestGoRedisLogsUnattributed(t *testing.T) {
 	c := testenv.StartRedisCluster(t, 3, 1)
 	std := captureStdLog(t)
 	var la, lb logs
-	sa, err := driver.Open(context.Background(), redis.Name, c.URL()+"?route_by_latency=true&dial_timeout=200ms", driver.WithLog(la.log), driver.WithTimeout(5*time.Second))
+	sa, err := helm3.Open(context.Background(), redis.Name, c.URL()+"?route_by_latency=true&dial_timeout=200ms", helm3.WithLog(la.log), helm3.WithTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sa.Close()
-	sb, err := driver.Open(context.Background(), redis.Name, testenv.Redis(t), driver.WithLog(lb.log))
+	sb, err := helm3.Open(context.Background(), redis.Name, testenv.Redis(t), helm3.WithLog(lb.log))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sb.Close()
 	// go-redis routes a read to the closest node of its slot once it knows
 	// the command reads (from COMMAND, asked at its first command).
-	if _, err := sa.Get("sh.helm.release.v1.app.v1"); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := sa.Get("sh.helm.release.v1.app.v1"); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatal(err)
 	}
 	for _, n := range c.Nodes {

@@ -10,8 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -40,7 +40,7 @@ func TestLostDeleteReplyLargeRelease(t *testing.T) {
 	defer s.Close()
 	loss := &testenv.ReplyLoss{}
 	p := testenv.NewLossyProxy(t, n.Addr, loss)
-	ps, err := redis.OpenProxied(conn, func(string) string { return p.Addr }, driver.WithCacheBytes(0), driver.WithTimeout(time.Minute))
+	ps, err := redis.OpenProxied(conn, func(string) string { return p.Addr }, helm3.WithCacheBytes(0), helm3.WithTimeout(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestLostDeleteReplyLargeRelease(t *testing.T) {
 		got, err := ps.Delete(key)
 		fired := loss.Disarm()
 		switch {
-		case errors.Is(err, driver.ErrReleaseNotFound):
+		case errors.Is(err, helm3.ErrReleaseNotFound):
 			t.Fatalf("Delete whose reply to message %d was lost: %v", k, err)
 		case err == nil:
 			if got.Config["blob"] != r.Config["blob"] {
@@ -68,7 +68,7 @@ func TestLostDeleteReplyLargeRelease(t *testing.T) {
 		case !redis.IsUnavailable(err):
 			t.Fatalf("Delete whose reply to message %d was lost: %v; want the release, or unavailable", k, err)
 		}
-		if _, err := s.Get(key); !errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := s.Get(key); !errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("Get after the Delete (reply to message %d lost): %v", k, err)
 		}
 		if fired && err == nil {
@@ -102,10 +102,10 @@ func TestDeleteTooLargeForReadTimeout(t *testing.T) {
 	defer s.Close()
 	// Open's own replies are small, but a loaded machine can miss 5 ms:
 	// a few tries.
-	var slow driver.Store
+	var slow helm3.Store
 	var err error
 	for try := 0; slow == nil; try++ {
-		if slow, err = driver.Open(context.Background(), redis.Name, conn+"&read_timeout=5ms", driver.WithCacheBytes(0)); err != nil && try == 4 {
+		if slow, err = helm3.Open(context.Background(), redis.Name, conn+"&read_timeout=5ms", helm3.WithCacheBytes(0)); err != nil && try == 4 {
 			t.Fatal(err)
 		}
 	}
@@ -116,14 +116,14 @@ func TestDeleteTooLargeForReadTimeout(t *testing.T) {
 	r := largeRelease("big", 16<<20)
 	key := backend.MakeKey("big", 1)
 	for i := 0; i < 3; i++ {
-		if _, err := s.Get(key); errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := s.Get(key); errors.Is(err, helm3.ErrReleaseNotFound) {
 			if err := s.Create(key, r); err != nil {
 				t.Fatal(err)
 			}
 		}
 		got, derr := slow.Delete(key)
 		switch {
-		case errors.Is(derr, driver.ErrReleaseNotFound):
+		case errors.Is(derr, helm3.ErrReleaseNotFound):
 			t.Fatalf("Delete: %v", derr)
 		case derr == nil:
 			if got.Config["blob"] != r.Config["blob"] {
@@ -135,7 +135,7 @@ func TestDeleteTooLargeForReadTimeout(t *testing.T) {
 		// Gone if the Delete said so; else gone or whole.
 		left, err := s.Get(key)
 		switch {
-		case errors.Is(err, driver.ErrReleaseNotFound):
+		case errors.Is(err, helm3.ErrReleaseNotFound):
 		case err != nil:
 			t.Fatalf("Get after the Delete (error: %v): %v", derr, err)
 		case derr == nil:
@@ -166,13 +166,13 @@ func TestWriteRecordOutlivesTheTimeout(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		what    string
-		opts    []driver.Option
+		opts    []helm3.Option
 		atLeast time.Duration
 	}{
 		{"the default timeout (2 min)", nil, 5 * time.Minute},
-		{"WithTimeout(10m)", []driver.Option{driver.WithTimeout(10 * time.Minute)}, 20 * time.Minute},
-		{"WithTimeout(2h)", []driver.Option{driver.WithTimeout(2 * time.Hour)}, 4 * time.Hour},
-		{"no timeout", []driver.Option{driver.WithTimeout(0)}, 5 * time.Minute},
+		{"WithTimeout(10m)", []helm3.Option{helm3.WithTimeout(10 * time.Minute)}, 20 * time.Minute},
+		{"WithTimeout(2h)", []helm3.Option{helm3.WithTimeout(2 * time.Hour)}, 4 * time.Hour},
+		{"no timeout", []helm3.Option{helm3.WithTimeout(0)}, 5 * time.Minute},
 	} {
 		conn := withPrefix(t, "redis://"+n.Addr+"/0")
 		s := openStore(t, conn, c.opts...)

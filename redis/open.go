@@ -13,8 +13,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // Name is the driver name the package registers.
@@ -25,7 +25,7 @@ const Name = "redis"
 const DefaultPrefix = "helmstore"
 
 func init() {
-	driver.Register(Name, Open)
+	helm3.Register(Name, Open)
 }
 
 // Options the connection string carries for helmstore itself (go-redis
@@ -67,13 +67,13 @@ type settings struct {
 
 // Open opens a Redis store (standalone, Sentinel or Cluster) from
 // cfg.ConnectionString; see the package documentation for its forms.
-func Open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+func Open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
 	return open(ctx, cfg, nil)
 }
 
 // open is Open, dialling mapAddr(addr) for every address addr the client
 // dials, when mapAddr is not nil.
-func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) (driver.Store, error) {
+func open(ctx context.Context, cfg *helm3.Config, mapAddr func(string) string) (helm3.Store, error) {
 	sink := newLogSink(cfg.Log)
 	c, set, err := newClient(cfg.ConnectionString, mapAddr, sink)
 	if err != nil {
@@ -105,7 +105,7 @@ func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) 
 func newClient(conn string, mapAddr func(string) string, sink *logSink) (goredis.UniversalClient, settings, error) {
 	set := settings{prefix: DefaultPrefix}
 	if conn == "" {
-		return nil, set, fmt.Errorf("no connection string: set %s to a redis:// or rediss:// URL", driver.ConnectionStringEnv(Name))
+		return nil, set, fmt.Errorf("no connection string: set %s to a redis:// or rediss:// URL", helm3.ConnectionStringEnv(Name))
 	}
 	u, err := url.Parse(conn)
 	if err != nil {

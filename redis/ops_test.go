@@ -10,7 +10,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -36,14 +36,14 @@ func (l *logs) String() string {
 func TestOpenRefusesEvictingServer(t *testing.T) {
 	n := testenv.StartRedisNode(t, "--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru")
 	conn := "redis://" + n.Addr + "/0"
-	_, err := driver.Open(context.Background(), redis.Name, conn)
+	_, err := helm3.Open(context.Background(), redis.Name, conn)
 	if err == nil || !strings.Contains(err.Error(), "maxmemory-policy allkeys-lru") || !strings.Contains(err.Error(), "allow_eviction=true") {
 		t.Fatalf("Open of a server that evicts keys: %v; want a refusal naming the policy and allow_eviction", err)
 	}
 	if redis.IsUnavailable(err) {
 		t.Fatalf("a refusal is not unavailability: %v", err)
 	}
-	s, err := driver.Open(context.Background(), redis.Name, conn+"?allow_eviction=true")
+	s, err := helm3.Open(context.Background(), redis.Name, conn+"?allow_eviction=true")
 	if err != nil {
 		t.Fatalf("Open with allow_eviction=true: %v", err)
 	}
@@ -56,7 +56,7 @@ func TestOpenRefusesEvictingServer(t *testing.T) {
 func TestOpenWarnsWithoutPersistence(t *testing.T) {
 	volatile := testenv.StartRedisNode(t) // save "" appendonly no
 	var l logs
-	s, err := driver.Open(context.Background(), redis.Name, "redis://"+volatile.Addr, driver.WithLog(l.log))
+	s, err := helm3.Open(context.Background(), redis.Name, "redis://"+volatile.Addr, helm3.WithLog(l.log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestOpenWarnsWithoutPersistence(t *testing.T) {
 	}
 	durable := testenv.StartRedisNode(t, "--appendonly", "yes")
 	var l2 logs
-	s, err = driver.Open(context.Background(), redis.Name, "redis://"+durable.Addr, driver.WithLog(l2.log))
+	s, err = helm3.Open(context.Background(), redis.Name, "redis://"+durable.Addr, helm3.WithLog(l2.log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestACLUser(t *testing.T) {
 	}
 	var l logs
 	conn := "redis://helm:s3cret-pw@" + n.Addr + "/0?key_prefix=tenant-a"
-	s, err := driver.Open(ctx, redis.Name, conn, driver.WithLog(l.log))
+	s, err := helm3.Open(ctx, redis.Name, conn, helm3.WithLog(l.log))
 	if err != nil {
 		t.Fatalf("Open as an ACL user: %v", err)
 	}
@@ -110,17 +110,17 @@ func TestACLUser(t *testing.T) {
 	}
 	// Another prefix is outside the user's keys: refused, and not as
 	// "not found".
-	other, err := driver.Open(ctx, redis.Name, "redis://helm:s3cret-pw@"+n.Addr+"/0?key_prefix=tenant-b")
+	other, err := helm3.Open(ctx, redis.Name, "redis://helm:s3cret-pw@"+n.Addr+"/0?key_prefix=tenant-b")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
 	_, err = other.Get("sh.helm.release.v1.app.v1")
-	if err == nil || errors.Is(err, driver.ErrReleaseNotFound) || !strings.Contains(err.Error(), "NOPERM") {
+	if err == nil || errors.Is(err, helm3.ErrReleaseNotFound) || !strings.Contains(err.Error(), "NOPERM") {
 		t.Fatalf("Get outside the user's keys: %v, want a NOPERM error", err)
 	}
 
-	_, err = driver.Open(ctx, redis.Name, "redis://helm:wrong-pw@"+n.Addr+"/0?key_prefix=tenant-a")
+	_, err = helm3.Open(ctx, redis.Name, "redis://helm:wrong-pw@"+n.Addr+"/0?key_prefix=tenant-a")
 	if err == nil {
 		t.Fatal("Open with a wrong password succeeded")
 	}
@@ -136,11 +136,11 @@ func TestACLUser(t *testing.T) {
 func TestConnectionFailure(t *testing.T) {
 	port := testenv.FreePort(t)
 	conn := fmt.Sprintf("redis://user:hunter2-pw@127.0.0.1:%d/0?dial_timeout=1s", port)
-	_, err := driver.Open(context.Background(), redis.Name, conn)
+	_, err := helm3.Open(context.Background(), redis.Name, conn)
 	if err == nil {
 		t.Fatal("Open of a closed port succeeded")
 	}
-	if !redis.IsUnavailable(err) || errors.Is(err, driver.ErrReleaseNotFound) {
+	if !redis.IsUnavailable(err) || errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("Open of a closed port: %v, want unavailable", err)
 	}
 	if strings.Contains(err.Error(), "hunter2-pw") {
@@ -165,7 +165,7 @@ func TestConnectionFailure(t *testing.T) {
 		},
 	} {
 		err := op()
-		if err == nil || errors.Is(err, driver.ErrReleaseNotFound) || !redis.IsUnavailable(err) {
+		if err == nil || errors.Is(err, helm3.ErrReleaseNotFound) || !redis.IsUnavailable(err) {
 			t.Errorf("%s on a dead server: %v, want unavailable (never not found)", name, err)
 		}
 	}
@@ -182,7 +182,7 @@ func TestConnectionStrings(t *testing.T) {
 		{"redis://u:pw-in-url@127.0.0.1:6379,?x=1", "not a URL"},
 		{"redis://u:pw-in-url@127.0.0.1:6379,,127.0.0.1:6380", "empty address"},
 	} {
-		_, err := driver.Open(context.Background(), redis.Name, c.conn)
+		_, err := helm3.Open(context.Background(), redis.Name, c.conn)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Open(%q): %v, want an error about %s", c.conn, err, c.want)
 		}

@@ -10,8 +10,8 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -109,7 +109,7 @@ func allNamespacesDuringSlotMove(t *testing.T, c *testenv.RedisCluster) {
 			return p.addr
 		}
 		return addr
-	}, driver.WithTimeout(time.Minute))
+	}, helm3.WithTimeout(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

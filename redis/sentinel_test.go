@@ -11,9 +11,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -28,7 +28,7 @@ func startSentinel(t *testing.T) (s *testenv.RedisSentinel, secrets []string) {
 
 // The whole suite over a Sentinel connection string (password-protected
 // Sentinels and servers); then Open with a wrong password or master name
-// fails, naming no password (a wrong password as driver.ErrAccessDenied).
+// fails, naming no password (a wrong password as helm3.ErrAccessDenied).
 func TestConformanceSentinel(t *testing.T) {
 	s, secrets := startSentinel(t)
 	drivertest.Run(t, harness(func(testing.TB) string { return s.URL() }))
@@ -42,17 +42,17 @@ func TestConformanceSentinel(t *testing.T) {
 			if conn == good {
 				t.Fatalf("%s: the connection string %q does not hold what the test replaces", what, conn)
 			}
-			st, err := driver.Open(context.Background(), redis.Name, conn+"&dial_timeout=2s", driver.WithTimeout(20*time.Second))
+			st, err := helm3.Open(context.Background(), redis.Name, conn+"&dial_timeout=2s", helm3.WithTimeout(20*time.Second))
 			if err == nil {
 				st.Close()
 				t.Errorf("Open with a wrong %s succeeded", what)
 				continue
 			}
-			if errors.Is(err, driver.ErrReleaseNotFound) {
+			if errors.Is(err, helm3.ErrReleaseNotFound) {
 				t.Errorf("Open with a wrong %s: %v", what, err)
 			}
-			if strings.HasSuffix(what, "password") != errors.Is(err, driver.ErrAccessDenied) {
-				t.Errorf("Open with a wrong %s: %v; want driver.ErrAccessDenied for a wrong password (only)", what, err)
+			if strings.HasSuffix(what, "password") != errors.Is(err, helm3.ErrAccessDenied) {
+				t.Errorf("Open with a wrong %s: %v; want helm3.ErrAccessDenied for a wrong password (only)", what, err)
 			}
 			for _, secret := range append(secrets, "wrong-sentinel-secret", "wrong-server-secret") {
 				if strings.Contains(err.Error(), secret) {
@@ -69,9 +69,9 @@ func TestConformanceSentinel(t *testing.T) {
 // supersedes every other deployed revision. It returns the revision
 // created; an error says which step failed. A release not found is
 // installed, unless it must exist.
-func upgradeFound(s driver.Store, ns, name string, mustExist bool) (int, error) {
+func upgradeFound(s helm3.Store, ns, name string, mustExist bool) (int, error) {
 	rs, err := s.Query(map[string]string{"name": name, "owner": "helm"})
-	if errors.Is(err, driver.ErrReleaseNotFound) && !mustExist {
+	if errors.Is(err, helm3.ErrReleaseNotFound) && !mustExist {
 		rs, err = nil, nil
 	}
 	if err != nil {
@@ -116,11 +116,11 @@ func (f *failoverErrors) add(err error) {
 	defer f.mu.Unlock()
 	f.all = append(f.all, err.Error())
 	switch {
-	case errors.Is(err, driver.ErrReleaseNotFound):
+	case errors.Is(err, helm3.ErrReleaseNotFound):
 		f.bad = append(f.bad, err)
-	case errors.Is(err, driver.ErrUnavailable):
+	case errors.Is(err, helm3.ErrUnavailable):
 		f.unavailable++
-	case errors.Is(err, driver.ErrReleaseExists) && strings.Contains(err.Error(), ": create revision "):
+	case errors.Is(err, helm3.ErrReleaseExists) && strings.Contains(err.Error(), ": create revision "):
 		f.exists++
 	default:
 		f.bad = append(f.bad, err)
@@ -142,7 +142,7 @@ func TestSentinelFailover(t *testing.T) {
 	sen, secrets := startSentinel(t)
 	var l logs
 	ns := "failover"
-	s := openStore(t, withPrefix(t, sen.URL()), driver.WithLog(l.log)).Namespace(ns)
+	s := openStore(t, withPrefix(t, sen.URL()), helm3.WithLog(l.log)).Namespace(ns)
 	defer s.Close()
 	const writers = 4
 	acked := make([][]int, writers)

@@ -11,9 +11,9 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -21,7 +21,7 @@ import (
 // rawStore is a store on the shared server under a prefix of its own, with
 // a plain client to edit its keys behind its back.
 type rawStore struct {
-	s      driver.Store
+	s      helm3.Store
 	conn   string
 	prefix string
 	c      *goredis.Client
@@ -34,7 +34,7 @@ func newRawStore(t *testing.T) *rawStore {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rawStore{s: openStore(t, conn, driver.WithTimeout(30*time.Second)), conn: conn, prefix: prefixOf(t, conn), c: goredis.NewClient(o)}
+	r := &rawStore{s: openStore(t, conn, helm3.WithTimeout(30*time.Second)), conn: conn, prefix: prefixOf(t, conn), c: goredis.NewClient(o)}
 	t.Cleanup(func() { r.s.Close(); r.c.Close() })
 	return r
 }
@@ -87,7 +87,7 @@ func TestCreateOverBadRefsWritesNothing(t *testing.T) {
 	r.must(t, cmd("HSET", r.part("default", chart), "refs", "x"))
 	key := backend.MakeKey("beta", 1)
 	err = r.s.Create(key, smallRelease("beta", "default", 1, release.StatusDeployed))
-	if !errors.Is(err, driver.ErrCorrupt) || redis.IsUnavailable(err) {
+	if !errors.Is(err, helm3.ErrCorrupt) || redis.IsUnavailable(err) {
 		t.Fatalf("Create over a part whose refs is not a number: %v; want ErrCorrupt, not unavailable", err)
 	}
 	if n, err := r.c.Exists(context.Background(), r.head("default", key)).Result(); err != nil || n != 0 {
@@ -98,7 +98,7 @@ func TestCreateOverBadRefsWritesNothing(t *testing.T) {
 			t.Fatalf("the failed Create left an entry in %s (%v)", set, err)
 		}
 	}
-	if _, err := r.s.Get(key); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := r.s.Get(key); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("Get after the failed Create: %v", err)
 	}
 	r.must(t, cmd("HSET", r.part("default", chart), "refs", "1"))
@@ -137,10 +137,10 @@ func TestWrongTypeKeys(t *testing.T) {
 			k := wt.key(r, t)
 			r.must(t, cmd("DEL", k), cmd("SET", k, "not what you think"))
 			ak := backend.MakeKey("alpha", 1)
-			for _, v := range []driver.Store{r.s, r.s.Namespace("")} {
+			for _, v := range []helm3.Store{r.s, r.s.Namespace("")} {
 				got, err := v.Get(ak)
 				if wt.corrupt == "alpha" {
-					if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), ak) || strings.Contains(err.Error(), "WRONGTYPE") {
+					if !errors.Is(err, helm3.ErrCorrupt) || !strings.Contains(err.Error(), ak) || strings.Contains(err.Error(), "WRONGTYPE") {
 						t.Fatalf("Get of alpha: %v; want ErrCorrupt naming it", err)
 					}
 				} else if err != nil || got.Name != "alpha" {
@@ -151,7 +151,7 @@ func TestWrongTypeKeys(t *testing.T) {
 			if wt.corrupt == "" {
 				want = "alpha beta gamma"
 			}
-			for _, v := range []driver.Store{r.s, r.s.Namespace("")} {
+			for _, v := range []helm3.Store{r.s, r.s.Namespace("")} {
 				list, err := v.List(func(*release.Release) bool { return true })
 				if err != nil || names(list) != want {
 					t.Fatalf("List: %s, %v; want %s", names(list), err, want)
@@ -170,15 +170,15 @@ func TestWrongTypeKeys(t *testing.T) {
 					t.Fatalf("Stats(%q): %v", ns, err)
 				}
 			}
-			if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+			if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
 				t.Fatalf("Delete of alpha: %v", err)
 			}
-			if _, err := r.s.Get(ak); !errors.Is(err, driver.ErrReleaseNotFound) {
+			if _, err := r.s.Get(ak); !errors.Is(err, helm3.ErrReleaseNotFound) {
 				t.Fatalf("Get of alpha after Delete: %v", err)
 			}
 			// The namespace stays writable, and what is written is seen.
 			r.create(t, "delta")
-			for _, v := range []driver.Store{r.s, r.s.Namespace("")} {
+			for _, v := range []helm3.Store{r.s, r.s.Namespace("")} {
 				list, err := v.List(func(*release.Release) bool { return true })
 				if err != nil || names(list) != "beta delta gamma" {
 					t.Fatalf("List after Delete and Create: %s, %v", names(list), err)
@@ -204,7 +204,7 @@ func TestHeadMissingField(t *testing.T) {
 			r.must(t, cmd("HDEL", r.head("default", ak), f))
 			start := time.Now()
 			err := r.s.Update(ak, smallRelease("alpha", "default", 1, release.StatusSuperseded))
-			if err != nil && !errors.Is(err, driver.ErrCorrupt) {
+			if err != nil && !errors.Is(err, helm3.ErrCorrupt) {
 				t.Fatalf("Update of a head without %s: %v (after %v)", f, err, time.Since(start))
 			}
 			if err == nil {
@@ -214,10 +214,10 @@ func TestHeadMissingField(t *testing.T) {
 				}
 				r.must(t, cmd("HDEL", r.head("default", ak), f))
 			}
-			if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+			if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
 				t.Fatalf("Delete of a head without %s: %v", f, err)
 			}
-			if _, err := r.s.Get(ak); !errors.Is(err, driver.ErrReleaseNotFound) {
+			if _, err := r.s.Get(ak); !errors.Is(err, helm3.ErrReleaseNotFound) {
 				t.Fatalf("Get after Delete: %v", err)
 			}
 			if d := time.Since(start); d > 10*time.Second {
@@ -262,10 +262,10 @@ func TestReshapeVariants(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %s %d: %v", shape, target, i, err)
 				}
-				if _, err := r.s.Get(ak); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+				if _, err := r.s.Get(ak); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
 					t.Errorf("%s: Get of alpha: %v", what, err)
 				}
-				for _, v := range []driver.Store{r.s, r.s.Namespace("")} {
+				for _, v := range []helm3.Store{r.s, r.s.Namespace("")} {
 					if got, err := v.Get(backend.MakeKey("beta", 1)); err != nil || got.Name != "beta" {
 						t.Errorf("%s: Get of beta: %v", what, err)
 					}
@@ -277,10 +277,10 @@ func TestReshapeVariants(t *testing.T) {
 						t.Errorf("%s: Stats: %v", what, err)
 					}
 				}
-				if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+				if _, err := r.s.Delete(ak); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
 					t.Errorf("%s: Delete of alpha: %v", what, err)
 				}
-				if _, err := r.s.Get(ak); !errors.Is(err, driver.ErrReleaseNotFound) {
+				if _, err := r.s.Get(ak); !errors.Is(err, helm3.ErrReleaseNotFound) {
 					t.Errorf("%s: Get of alpha after Delete: %v", what, err)
 				}
 				t.Logf("%s: ok", what)

@@ -7,19 +7,19 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 )
 
 // Tamper returns the conformance suite's Tamperer over the keys of s: it
 // writes Redis directly, as a hand edit or a bad restore would. It is a
 // drivertest.Reshaper too.
-func Tamper(t *testing.T, s driver.Store) drivertest.Tamperer {
+func Tamper(t *testing.T, s helm3.Store) drivertest.Tamperer {
 	return tamperer{backendOf(t, s)}
 }
 
-func backendOf(t *testing.T, s driver.Store) *redisBackend {
+func backendOf(t *testing.T, s helm3.Store) *redisBackend {
 	b, ok := backend.BackendOf(s).(*redisBackend)
 	if !ok {
 		t.Fatalf("%T is not a Redis store", s)
@@ -30,7 +30,7 @@ func backendOf(t *testing.T, s driver.Store) *redisBackend {
 // Wipe deletes every key of the store's prefix, the namespace registry
 // included, on every primary: what a FLUSHALL or a restart without
 // persistence does to it, without touching other stores on the server.
-func Wipe(t *testing.T, s driver.Store) {
+func Wipe(t *testing.T, s helm3.Store) {
 	b := backendOf(t, s)
 	ctx := context.Background()
 	keys, err := b.scan(ctx, "", globEscape(b.k.prefix)+":*", "")

@@ -10,15 +10,15 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // errConflict is returned by a write that lost the compare-and-swap race
 // (another writer changed the head between this writer's read and its
 // script) more often than the retry policy allows: nothing was written.
-var errConflict = fmt.Errorf("%w: the release kept changing under this write", driver.ErrConflict)
+var errConflict = fmt.Errorf("%w: the release kept changing under this write", helm3.ErrConflict)
 
 // minRecordTTL is the least time a write's reply is kept for a run of the
 // same script sent again (writeScript).
@@ -72,7 +72,7 @@ type result struct {
 // corrupt is the error for a write the script refused because what it
 // touches is damaged.
 func (r *result) corrupt(w *write) error {
-	return fmt.Errorf("release %q in namespace %q: %w: %s", w.key, w.ns, driver.ErrCorrupt, r.what)
+	return fmt.Errorf("release %q in namespace %q: %w: %s", w.key, w.ns, helm3.ErrCorrupt, r.what)
 }
 
 func newRev() string {
@@ -277,7 +277,7 @@ func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*cod
 	case "OK":
 		return nil
 	case "EXISTS":
-		return driver.ErrReleaseExists
+		return helm3.ErrReleaseExists
 	case "CORRUPT":
 		return res.corrupt(w)
 	}
@@ -299,7 +299,7 @@ func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*backend.H
 		return nil, nil, err
 	}
 	if len(m) == 0 {
-		return nil, nil, driver.ErrReleaseNotFound
+		return nil, nil, helm3.ErrReleaseNotFound
 	}
 	h, _ := parseHead(ns, key, m)
 	return h, m, nil
@@ -361,7 +361,7 @@ func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*cod
 		case "OK":
 			return nil
 		case "NOTFOUND":
-			return driver.ErrReleaseNotFound
+			return helm3.ErrReleaseNotFound
 		case "CORRUPT":
 			return res.corrupt(w)
 		case "CONFLICT":
@@ -410,7 +410,7 @@ func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(cod
 		case "OK":
 			return old, frames, nil
 		case "NOTFOUND":
-			return nil, nil, driver.ErrReleaseNotFound
+			return nil, nil, helm3.ErrReleaseNotFound
 		case "CORRUPT":
 			return nil, nil, res.corrupt(w)
 		case "CONFLICT":

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -34,8 +34,8 @@ func TestMain(m *testing.M) {
 // ourTarget is our store registered as name, on a fresh database conn
 // names for every run.
 func ourTarget(name string, conn func(b *testing.B) string) drivertest.BenchTarget {
-	return drivertest.StoreTarget(name, func(b *testing.B, opts ...driver.Option) driver.Store {
-		s, err := driver.Open(context.Background(), name, conn(b), opts...)
+	return drivertest.StoreTarget(name, func(b *testing.B, opts ...helm3.Option) helm3.Store {
+		s, err := helm3.Open(context.Background(), name, conn(b), opts...)
 		if err != nil {
 			b.Fatal(err)
 		}

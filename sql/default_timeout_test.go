@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 var probeOnce sync.Once
@@ -18,20 +18,20 @@ var probeOnce sync.Once
 func TestDefaultTimeout(t *testing.T) {
 	var got time.Duration
 	probeOnce.Do(func() {
-		driver.Register("timeout-probe", func(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+		helm3.Register("timeout-probe", func(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
 			got = cfg.Timeout
 			return nil, errors.New("probe")
 		})
 	})
-	driver.Open(context.Background(), "timeout-probe", "")
-	if got <= 0 || got != driver.DefaultTimeout {
-		t.Fatalf("default Timeout %v; want DefaultTimeout (%v), not 0", got, driver.DefaultTimeout)
+	helm3.Open(context.Background(), "timeout-probe", "")
+	if got <= 0 || got != helm3.DefaultTimeout {
+		t.Fatalf("default Timeout %v; want DefaultTimeout (%v), not 0", got, helm3.DefaultTimeout)
 	}
-	driver.Open(context.Background(), "timeout-probe", "", driver.WithTimeout(0))
+	helm3.Open(context.Background(), "timeout-probe", "", helm3.WithTimeout(0))
 	if got != 0 {
 		t.Fatalf("WithTimeout(0): Timeout %v; want 0 (no bound)", got)
 	}
-	driver.Open(context.Background(), "timeout-probe", "", driver.WithTimeout(3*time.Second))
+	helm3.Open(context.Background(), "timeout-probe", "", helm3.WithTimeout(3*time.Second))
 	if got != 3*time.Second {
 		t.Fatalf("WithTimeout(3s): Timeout %v", got)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	_ "github.com/helmstore/helmstore/sql"
 )
 
@@ -43,8 +43,8 @@ func TestDialectsLinkAlone(t *testing.T) {
 // of their own.
 func TestUmbrellaRegistersEveryDialect(t *testing.T) {
 	for dialect := range databaseDrivers {
-		if !slices.Contains(driver.Drivers(), dialect) {
-			t.Errorf("importing package sql does not register %q: registered %v", dialect, driver.Drivers())
+		if !slices.Contains(helm3.Drivers(), dialect) {
+			t.Errorf("importing package sql does not register %q: registered %v", dialect, helm3.Drivers())
 		}
 	}
 }

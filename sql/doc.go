@@ -2,11 +2,11 @@
 // all three SQL HELM_DRIVER names with package driver:
 //
 //	import (
-//		"github.com/helmstore/helmstore/driver"
+//		"github.com/helmstore/helmstore/helm3"
 //		_ "github.com/helmstore/helmstore/sql" // postgres, mysql, sqlite
 //	)
 //
-//	store, err := driver.Open(ctx, "sqlite", "/var/lib/mytool/helm.db")
+//	store, err := helm3.Open(ctx, "sqlite", "/var/lib/mytool/helm.db")
 //
 // Each name is also its own package, which registers it alone, so that a
 // program links only the database drivers it uses (the SQLite driver, pure
@@ -17,9 +17,9 @@
 //	sqlite    github.com/helmstore/helmstore/sql/sqlite    SQLite, through modernc.org/sqlite
 //
 // Their documentation gives the connection strings each accepts.
-// driver.Init opens the same stores from the environment: HELM_DRIVER names
+// helm3.Init opens the same stores from the environment: HELM_DRIVER names
 // the store and HELM_DRIVER_<NAME>_CONNECTION_STRING
-// (driver.ConnectionStringEnv) holds its connection string. Errors and log
+// (helm3.ConnectionStringEnv) holds its connection string. Errors and log
 // lines never show a connection string's password.
 //
 // The three share one engine, package sqlbackend: the same tables,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
 )
 
@@ -17,7 +17,7 @@ func ExampleDefaultSQLitePath() {
 	if path == "" {
 		log.Fatal("no home directory: set HELM_DATA_HOME or give the database's path")
 	}
-	store, err := driver.Open(context.Background(), "sqlite", "") // opens path
+	store, err := helm3.Open(context.Background(), "sqlite", "") // opens path
 	if err != nil {
 		log.Fatal(err)
 	}

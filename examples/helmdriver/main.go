@@ -1,5 +1,5 @@
 // Command helmdriver shows how a Helm-based tool picks its store with
-// HELM_DRIVER: driver.Init replaces action.Configuration.Init, so Helm's
+// HELM_DRIVER: helm3.Init replaces action.Configuration.Init, so Helm's
 // own names keep working and helmstore's are added. It lists the releases
 // of one namespace from the storage layer.
 //
@@ -38,8 +38,8 @@ import (
 
 	_ "github.com/helmstore/helmstore/cosmos"  // registers cosmos
 	_ "github.com/helmstore/helmstore/crsplit" // registers crsplit
-	"github.com/helmstore/helmstore/driver"
-	_ "github.com/helmstore/helmstore/driver/backend/memstore" // registers memstore
+	"github.com/helmstore/helmstore/helm3"
+	_ "github.com/helmstore/helmstore/memstore" // registers memstore
 	_ "github.com/helmstore/helmstore/redis"                   // registers redis
 	_ "github.com/helmstore/helmstore/sql"                     // registers postgres, mysql, sqlite
 )
@@ -66,7 +66,7 @@ func run(out, usage io.Writer, args []string, helmDriver string) error {
 	}
 	ns := settings.Namespace()
 	cfg := new(action.Configuration)
-	if err := driver.Init(cfg, settings.RESTClientGetter(), ns, helmDriver, func(format string, v ...interface{}) {}); err != nil {
+	if err := helm3.Init(cfg, settings.RESTClientGetter(), ns, helmDriver, func(format string, v ...interface{}) {}); err != nil {
 		return err
 	}
 	// action.NewList(cfg).Run() would first check that the cluster is

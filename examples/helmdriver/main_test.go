@@ -13,7 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // seed stores a release web in each namespace of a new sqlite store that
@@ -23,7 +23,7 @@ func seed(t *testing.T, namespaces ...string) {
 	t.Setenv("HELM_DRIVER_SQLITE_CONNECTION_STRING", path)
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none")) // the namespace is not the test machine's
 	t.Setenv("HELM_NAMESPACE", "")
-	store, err := driver.Open(context.Background(), "sqlite", path)
+	store, err := helm3.Open(context.Background(), "sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestRunWithSQLite(t *testing.T) {
 		t.Fatalf("output: %s", out.String())
 	}
 	err := run(&out, &out, nil, "nosuchdriver")
-	if !errors.Is(err, driver.ErrUnknownDriver) || !strings.Contains(err.Error(), "valid names are") {
+	if !errors.Is(err, helm3.ErrUnknownDriver) || !strings.Contains(err.Error(), "valid names are") {
 		t.Fatalf("unknown driver: %v", err)
 	}
 }
@@ -92,10 +92,10 @@ func TestHelp(t *testing.T) {
 // HELM_DRIVER, and driver's table of which package registers which name
 // has no name that no backend registers: no import hint is left.
 func TestEveryBackendRegistered(t *testing.T) {
-	if got, want := driver.Drivers(), []string{"cosmos", "crsplit", "memstore", "mysql", "postgres", "redis", "sqlite"}; !reflect.DeepEqual(got, want) {
+	if got, want := helm3.Drivers(), []string{"cosmos", "crsplit", "memstore", "mysql", "postgres", "redis", "sqlite"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)
 	}
-	_, err := driver.Open(context.Background(), "crsplt", "")
+	_, err := helm3.Open(context.Background(), "crsplt", "")
 	want := `helmstore: unknown storage driver "crsplt" (did you mean "crsplit"?): registered backends are cosmos, crsplit, memstore, mysql, postgres, redis, sqlite`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got  %v\nwant %s", err, want)

@@ -57,7 +57,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
 )
 
@@ -118,7 +118,7 @@ func quickstart(args []string, stdout, stderr io.Writer) int {
 
 func run(out io.Writer, dbPath string) error {
 	ctx := context.Background()
-	store, err := driver.Open(ctx, "sqlite", dbPath)
+	store, err := helm3.Open(ctx, "sqlite", dbPath)
 	if err != nil {
 		return err
 	}

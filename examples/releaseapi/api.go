@@ -10,7 +10,7 @@
 //   - HELM_DRIVER: which helmstore backend, sqlite when unset; sqlite,
 //     postgres, mysql or crsplit (the example imports every backend).
 //     Helm's own names (secret, configmap, memory, sql) are not stores
-//     driver.Open can open.
+//     helm3.Open can open.
 //   - HELM_DRIVER_<NAME>_CONNECTION_STRING: the backend's connection string,
 //     e.g. HELM_DRIVER_SQLITE_CONNECTION_STRING (a file; unset for
 //     DefaultSQLitePath, helmstore.db in Helm's data directory,
@@ -40,11 +40,11 @@ import (
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"helm.sh/helm/v3/pkg/storage"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // API serves releases from a store.
-type API struct{ Store driver.Store }
+type API struct{ Store helm3.Store }
 
 // Summary is one revision as a list shows it.
 type Summary struct {
@@ -144,7 +144,7 @@ func reply(w http.ResponseWriter, v interface{}) {
 
 func fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
-	if errors.Is(err, driver.ErrReleaseNotFound) {
+	if errors.Is(err, helm3.ErrReleaseNotFound) {
 		code = http.StatusNotFound
 	}
 	http.Error(w, err.Error(), code)

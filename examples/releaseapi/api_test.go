@@ -12,12 +12,12 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	_ "github.com/helmstore/helmstore/sql"
 )
 
 func TestAPI(t *testing.T) {
-	store, err := driver.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "helm.db"))
+	store, err := helm3.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "helm.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // Frame type byte values (the first byte of every stored frame).
@@ -95,9 +95,9 @@ func Compress(raw []byte) []byte {
 }
 
 // ErrCorrupt is wrapped by every error about stored bytes that cannot be
-// decoded or whose digest does not match. It is driver.ErrCorrupt, so
+// decoded or whose digest does not match. It is helm3.ErrCorrupt, so
 // callers of a Store test for it without importing the codec.
-var ErrCorrupt = driver.ErrCorrupt
+var ErrCorrupt = helm3.ErrCorrupt
 
 // Decompress returns the raw bytes held in frame (of a sealed head body, the
 // bytes inside the seal, unchecked), refusing more than MaxPartBytes.

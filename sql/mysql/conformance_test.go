@@ -3,7 +3,7 @@ package mysql
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )

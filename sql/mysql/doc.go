@@ -3,11 +3,11 @@
 // open them.
 //
 //	import (
-//		"github.com/helmstore/helmstore/driver"
+//		"github.com/helmstore/helmstore/helm3"
 //		_ "github.com/helmstore/helmstore/sql/mysql"
 //	)
 //
-//	store, err := driver.Open(ctx, "mysql", "helm:secret@tcp(db.example.com:3306)/helm")
+//	store, err := helm3.Open(ctx, "mysql", "helm:secret@tcp(db.example.com:3306)/helm")
 //
 // A program that imports only this package links neither SQLite nor the
 // PostgreSQL driver (package sql imports all three dialects).
@@ -38,7 +38,7 @@
 // (interpolateParams off) and a strict session sql_mode
 // (STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,
 // replacing any the string or the server sets), and, unless the string sets
-// them, a 10 s dial timeout and 5 min read and write timeouts. driver.Init
+// them, a 10 s dial timeout and 5 min read and write timeouts. helm3.Init
 // reads it from HELM_DRIVER_MYSQL_CONNECTION_STRING.
 //
 // The tables, and how releases are stored in them, are package sqlbackend's.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -27,7 +27,7 @@ func TestMySQLDriverLogsToTheStoreLog(t *testing.T) {
 		ours = append(ours, fmt.Sprintf(format, v...))
 		mu.Unlock()
 	}
-	s := sqltest.Open(t, "mysql", addr.ReplaceAllString(dsn, "tcp("+p.Addr+")"), driver.WithLog(logf))
+	s := sqltest.Open(t, "mysql", addr.ReplaceAllString(dsn, "tcp("+p.Addr+")"), helm3.WithLog(logf))
 	defer s.Close()
 	loss.Arm(1)
 	s.Get(sqltest.Key("app", 1)) // its reply lost: the driver logs

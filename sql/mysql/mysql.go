@@ -11,7 +11,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/pressly/goose/v3"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
@@ -27,7 +27,7 @@ func mysqlCode(err error) uint16 {
 var migrations embed.FS
 
 func init() {
-	driver.Register("mysql", open)
+	helm3.Register("mysql", open)
 }
 
 // dialect is MySQL's and MariaDB's: ? placeholders, ON DUPLICATE KEY
@@ -114,7 +114,7 @@ var dialect = sqlbackend.Dialect{
 }
 
 // open opens a MySQL or MariaDB store.
-func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+func open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
 	mc, err := mysqlConfig(cfg.ConnectionString)
 	if err != nil {
 		return nil, err

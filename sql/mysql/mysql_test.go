@@ -11,15 +11,15 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // openStore opens a mysql store and returns it with its backend.
-func openStore(t *testing.T, dsn string) (driver.Store, *sqlbackend.Backend) {
+func openStore(t *testing.T, dsn string) (helm3.Store, *sqlbackend.Backend) {
 	t.Helper()
 	s := sqltest.Open(t, "mysql", dsn)
 	t.Cleanup(func() { s.Close() })

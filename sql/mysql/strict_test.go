@@ -10,8 +10,8 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
@@ -155,13 +155,13 @@ func TestMySQLPasswordSpecialCharacters(t *testing.T) {
 		"mysql://" + url.UserPassword(user, pass).String() + "@" + base.Addr + "/" + base.DBName,
 		"mysql://" + url.UserPassword(user, pass).String() + "@" + base.Addr + "/" + base.DBName + "?timeout=30s",
 	} {
-		s, err := driver.Open(context.Background(), "mysql", conn)
+		s, err := helm3.Open(context.Background(), "mysql", conn)
 		if err != nil {
-			t.Errorf("%s: %v", driver.Redact(conn), err)
+			t.Errorf("%s: %v", helm3.Redact(conn), err)
 			continue
 		}
 		if _, err := s.Stats(context.Background()); err != nil {
-			t.Errorf("%s: %v", driver.Redact(conn), err)
+			t.Errorf("%s: %v", helm3.Redact(conn), err)
 		}
 		s.Close()
 	}

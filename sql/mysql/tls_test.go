@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -32,11 +32,11 @@ func TestMySQLTLS(t *testing.T) {
 		"a CA that did not sign":  "tls-ca=" + testenv.OtherCA(t),
 		"system roots (tls=true)": "tls=true",
 	} {
-		_, err := driver.Open(context.Background(), "mysql", dsn(params))
+		_, err := helm3.Open(context.Background(), "mysql", dsn(params))
 		if err == nil {
 			t.Fatalf("%s: connected to a TLS-only server", what)
 		}
-		if strings.Contains(err.Error(), srv.Password) || errors.Is(err, driver.ErrReleaseNotFound) {
+		if strings.Contains(err.Error(), srv.Password) || errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("%s: bad error %v", what, err)
 		}
 	}

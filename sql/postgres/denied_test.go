@@ -9,13 +9,13 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // A role that may use the store's schema but holds no privilege on its
-// tables is refused with driver.ErrAccessDenied (42501), not ErrUnavailable
+// tables is refused with helm3.ErrAccessDenied (42501), not ErrUnavailable
 // or "not found": at Open (the migration table), or, once it may read that
 // table, at each operation on the store's own tables.
 func TestPostgresPrivilegeDenied(t *testing.T) {
@@ -51,18 +51,18 @@ func TestPostgresPrivilegeDenied(t *testing.T) {
 	u.User = url.User(role)
 	denied := func(what string, err error) {
 		t.Helper()
-		if !errors.Is(err, driver.ErrAccessDenied) || errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseNotFound) {
-			t.Errorf("%s as a role without privileges: %v; want driver.ErrAccessDenied only", what, err)
+		if !errors.Is(err, helm3.ErrAccessDenied) || errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseNotFound) {
+			t.Errorf("%s as a role without privileges: %v; want helm3.ErrAccessDenied only", what, err)
 		}
 	}
-	_, err = driver.Open(context.Background(), "postgres", u.String())
+	_, err = helm3.Open(context.Background(), "postgres", u.String())
 	denied("Open", err)
 
 	// It may read the migration table now, not the store's tables.
 	if _, err := admin.Exec("GRANT SELECT ON ALL TABLES IN SCHEMA " + schema + " TO " + role + "; REVOKE SELECT ON " + schema + ".helmstore_releases, " + schema + ".helmstore_parts FROM " + role); err != nil {
 		t.Fatal(err)
 	}
-	d, err := driver.Open(context.Background(), "postgres", u.String())
+	d, err := helm3.Open(context.Background(), "postgres", u.String())
 	if err != nil {
 		t.Fatalf("Open with the migration table readable: %v", err)
 	}

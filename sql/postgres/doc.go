@@ -2,11 +2,11 @@
 // driver: importing it is all a program needs to open PostgreSQL stores.
 //
 //	import (
-//		"github.com/helmstore/helmstore/driver"
+//		"github.com/helmstore/helmstore/helm3"
 //		_ "github.com/helmstore/helmstore/sql/postgres"
 //	)
 //
-//	store, err := driver.Open(ctx, "postgres", "postgres://helm@db.example.com/helm")
+//	store, err := helm3.Open(ctx, "postgres", "postgres://helm@db.example.com/helm")
 //
 // A program that imports only this package links neither SQLite nor the
 // MySQL driver (package sql imports all three dialects).
@@ -18,7 +18,7 @@
 //	postgresql://helm@db.example.com/helm?sslmode=require&search_path=helm
 //	host=db.example.com port=5432 user=helm password=secret dbname=helm sslmode=verify-full
 //
-// driver.Init reads it from HELM_DRIVER_POSTGRES_CONNECTION_STRING, else
+// helm3.Init reads it from HELM_DRIVER_POSTGRES_CONNECTION_STRING, else
 // from Helm's own HELM_DRIVER_SQL_CONNECTION_STRING, so switching
 // HELM_DRIVER=sql to postgres needs nothing else; an empty connection string
 // is an error. As with libpq, what the string leaves out comes from the PG*
@@ -31,7 +31,7 @@
 // probes every 10 s, 3 of them: libpq's keepalives, keepalives_idle,
 // keepalives_interval and keepalives_count parameters set these) and a
 // server-side statement_timeout equal to the store's operation timeout
-// (driver.DefaultTimeout, or driver.WithTimeout; none with WithTimeout(0)),
+// (helm3.DefaultTimeout, or helm3.WithTimeout; none with WithTimeout(0)),
 // so that no statement outlives its client.
 //
 // The tables, and how releases are stored in them, are package sqlbackend's.

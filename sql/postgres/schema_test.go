@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -20,7 +20,7 @@ func TestPostgresMissingSchema(t *testing.T) {
 	q := u.Query()
 	q.Set("search_path", "hs_no_such_schema")
 	u.RawQuery = q.Encode()
-	s, err := driver.Open(context.Background(), "postgres", u.String())
+	s, err := helm3.Open(context.Background(), "postgres", u.String())
 	if err == nil {
 		s.Close()
 		t.Fatal("Open with a search_path of no existing schema succeeded")

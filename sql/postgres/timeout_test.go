@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // openBackend opens a postgres store and returns it with its backend.
-func openBackend(t *testing.T, conn string, opts ...driver.Option) (driver.Store, *sqlbackend.Backend) {
+func openBackend(t *testing.T, conn string, opts ...helm3.Option) (helm3.Store, *sqlbackend.Backend) {
 	t.Helper()
 	s := sqltest.Open(t, "postgres", conn, opts...)
 	t.Cleanup(func() { s.Close() })
@@ -35,13 +35,13 @@ func TestPostgresServerSideBounds(t *testing.T) {
 		return v
 	}
 	conn := testenv.Postgres(t)
-	if _, b := openBackend(t, conn, driver.WithTimeout(3*time.Second)); show(b) != "3s" {
+	if _, b := openBackend(t, conn, helm3.WithTimeout(3*time.Second)); show(b) != "3s" {
 		t.Fatalf("statement_timeout %q with WithTimeout(3s); want 3s", show(b))
 	}
 	if _, b := openBackend(t, conn); show(b) != "2min" {
 		t.Fatalf("statement_timeout %q by default; want 2min", show(b))
 	}
-	if _, b := openBackend(t, conn, driver.WithTimeout(0)); show(b) != "0" {
+	if _, b := openBackend(t, conn, helm3.WithTimeout(0)); show(b) != "0" {
 		t.Fatalf("statement_timeout %q with no bound; want the server's 0", show(b))
 	}
 	u, _ := url.Parse(conn)
@@ -52,7 +52,7 @@ func TestPostgresServerSideBounds(t *testing.T) {
 	q.Set("keepalives_interval", "2")
 	q.Set("keepalives_count", "2")
 	u.RawQuery = q.Encode()
-	s, b := openBackend(t, u.String(), driver.WithTimeout(3*time.Second))
+	s, b := openBackend(t, u.String(), helm3.WithTimeout(3*time.Second))
 	if show(b) != "7s" {
 		t.Fatalf("statement_timeout %q; want the connection string's 7s", show(b))
 	}
@@ -61,7 +61,7 @@ func TestPostgresServerSideBounds(t *testing.T) {
 	}
 	q.Set("keepalives_idle", "soon")
 	u.RawQuery = q.Encode()
-	if _, err := driver.Open(ctx, "postgres", u.String()); err == nil {
+	if _, err := helm3.Open(ctx, "postgres", u.String()); err == nil {
 		t.Fatal("keepalives_idle=soon accepted")
 	}
 }
@@ -107,7 +107,7 @@ func TestPostgresStatementOutlivesNoClient(t *testing.T) {
 	u, _ := url.Parse(conn)
 	hole := testenv.NewBlackhole(t, u.Host)
 	u.Host = hole.Addr
-	_, b := openBackend(t, u.String(), driver.WithTimeout(2*time.Second))
+	_, b := openBackend(t, u.String(), helm3.WithTimeout(2*time.Second))
 	marker := testenv.UniqueName("helmstore_sleep_")
 	active := func() int {
 		var n int

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // Backend is backend.Backend over a database/sql pool and a Dialect: what

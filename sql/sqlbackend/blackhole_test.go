@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -38,7 +38,7 @@ func TestBlackholedServer(t *testing.T) {
 			_, target := c.through(conn, "")
 			hole := testenv.NewBlackhole(t, target)
 			conn, _ = c.through(conn, hole.Addr)
-			s, err := driver.Open(context.Background(), c.name, conn, driver.WithTimeout(3*time.Second))
+			s, err := helm3.Open(context.Background(), c.name, conn, helm3.WithTimeout(3*time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,11 +48,11 @@ func TestBlackholedServer(t *testing.T) {
 			}
 			hole.Hole()
 			_, err = s.Namespace("storm").Get(sqltest.Key("app", 1))
-			if err == nil || errors.Is(err, driver.ErrReleaseNotFound) {
+			if err == nil || errors.Is(err, helm3.ErrReleaseNotFound) {
 				t.Fatalf("get from a blackholed server: %v; want a connection error", err)
 			}
 			err = s.Namespace("storm").Create(sqltest.Key("other", 1), sqltest.SharedRelease("other", 1, 1))
-			if err == nil || errors.Is(err, driver.ErrReleaseExists) {
+			if err == nil || errors.Is(err, helm3.ErrReleaseExists) {
 				t.Fatalf("create on a blackholed server: %v; want a connection error", err)
 			}
 		})

@@ -7,7 +7,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -17,7 +17,7 @@ import (
 // namespace still answer, Get names the release, and Delete removes it.
 // Before, one such chunk failed every read of the namespace.
 func TestRenumberedChunk(t *testing.T) {
-	sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlbackend.Backend) {
+	sqlBackends(t, func(t *testing.T, s helm3.Store, b *sqlbackend.Backend) {
 		ctx := context.Background()
 		good, bad := sqltest.SharedRelease("good", 1, 1), sqltest.SharedRelease("bad", 2, 2)
 		good.Namespace, bad.Namespace = "default", "default"
@@ -40,13 +40,13 @@ func TestRenumberedChunk(t *testing.T) {
 		if rs, err := s.Query(map[string]string{"owner": "helm"}); err != nil || len(rs) != 1 {
 			t.Fatalf("Query with one renumbered chunk = %d releases, %v; want only the good one", len(rs), err)
 		}
-		if _, err := s.Get(sqltest.Key("bad", 1)); !errors.Is(err, driver.ErrCorrupt) {
+		if _, err := s.Get(sqltest.Key("bad", 1)); !errors.Is(err, helm3.ErrCorrupt) {
 			t.Fatalf("Get of the release with a renumbered chunk = %v, want ErrCorrupt", err)
 		}
-		if _, err := s.Delete(sqltest.Key("bad", 1)); err != nil && !errors.Is(err, driver.ErrCorrupt) {
+		if _, err := s.Delete(sqltest.Key("bad", 1)); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
 			t.Fatalf("Delete: %v", err)
 		}
-		if _, err := s.Get(sqltest.Key("bad", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := s.Get(sqltest.Key("bad", 1)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("after Delete: Get = %v, want ErrReleaseNotFound", err)
 		}
 		if _, err := s.Get(sqltest.Key("good", 1)); err != nil {

@@ -8,9 +8,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
@@ -33,7 +33,7 @@ func TestGarbledHeadRow(t *testing.T) {
 		{"digest", "UPDATE helmstore_releases SET values_digest = 'not-a-hex-digest' WHERE namespace = ? AND release_key = ?", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlbackend.Backend) {
+			sqlBackends(t, func(t *testing.T, s helm3.Store, b *sqlbackend.Backend) {
 				ctx := context.Background()
 				good, bad := sqltest.SharedRelease("good", 1, 1), sqltest.SharedRelease("bad", 2, 2)
 				good.Namespace, bad.Namespace = "default", "default"
@@ -87,7 +87,7 @@ func TestGarbledHeadRow(t *testing.T) {
 						t.Fatalf("%d rows of the deleted release left in %s", n, table)
 					}
 				}
-				if _, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(codec.Digest) bool { return false }); !errors.Is(err, driver.ErrReleaseNotFound) {
+				if _, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(codec.Digest) bool { return false }); !errors.Is(err, helm3.ErrReleaseNotFound) {
 					t.Fatalf("second delete: %v; want ErrReleaseNotFound", err)
 				}
 				got, err := s.Get(sqltest.Key("good", 1))

@@ -3,9 +3,9 @@ package sqlbackend_test
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
@@ -25,8 +25,8 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 				t.Cleanup(func() { s.Close() })
 				backend.SetDeltas(s, deltas)
 				const ns = "upgrades"
-				return drivertest.DeltaStores{Store: s.Namespace(ns), Namespace: ns, Cold: func() driver.Store {
-					r := sqltest.Open(t, d.name, conn, driver.WithCacheBytes(0))
+				return drivertest.DeltaStores{Store: s.Namespace(ns), Namespace: ns, Cold: func() helm3.Store {
+					r := sqltest.Open(t, d.name, conn, helm3.WithCacheBytes(0))
 					t.Cleanup(func() { r.Close() })
 					return r.Namespace(ns)
 				}}

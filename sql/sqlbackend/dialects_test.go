@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 
@@ -30,10 +30,10 @@ var dialects = []struct {
 
 // sqlBackends opens a fresh store of each SQL backend, giving the store and
 // its backend to fn in a subtest.
-func sqlBackends(t *testing.T, fn func(t *testing.T, s driver.Store, b *sqlbackend.Backend), opts ...driver.Option) {
+func sqlBackends(t *testing.T, fn func(t *testing.T, s helm3.Store, b *sqlbackend.Backend), opts ...helm3.Option) {
 	for _, c := range dialects {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := driver.Open(context.Background(), c.name, c.conn(t), opts...)
+			s, err := helm3.Open(context.Background(), c.name, c.conn(t), opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,9 +44,9 @@ func sqlBackends(t *testing.T, fn func(t *testing.T, s driver.Store, b *sqlbacke
 }
 
 // openStore opens the store name at conn and returns it with its backend.
-func openStore(t *testing.T, name, conn string, opts ...driver.Option) (driver.Store, *sqlbackend.Backend) {
+func openStore(t *testing.T, name, conn string, opts ...helm3.Option) (helm3.Store, *sqlbackend.Backend) {
 	t.Helper()
-	s, err := driver.Open(context.Background(), name, conn, opts...)
+	s, err := helm3.Open(context.Background(), name, conn, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -41,7 +41,7 @@ func throughProxy(t *testing.T, name, conn string) (string, *testenv.Proxy) {
 	return "", nil
 }
 
-// A connection failure is driver.ErrUnavailable, never "not found" or
+// A connection failure is helm3.ErrUnavailable, never "not found" or
 // "exists".
 func TestConnectionFailureIsNotNotFound(t *testing.T) {
 	for _, c := range []struct {
@@ -68,11 +68,11 @@ func TestConnectionFailureIsNotNotFound(t *testing.T) {
 				if err == nil {
 					t.Fatalf("%s succeeded with the server unreachable", op)
 				}
-				if errors.Is(err, driver.ErrReleaseNotFound) || errors.Is(err, driver.ErrReleaseExists) {
+				if errors.Is(err, helm3.ErrReleaseNotFound) || errors.Is(err, helm3.ErrReleaseExists) {
 					t.Fatalf("%s: a connection failure was reported as %v", op, err)
 				}
-				if !errors.Is(err, driver.ErrUnavailable) {
-					t.Fatalf("%s: a connection failure does not wrap driver.ErrUnavailable: %v", op, err)
+				if !errors.Is(err, helm3.ErrUnavailable) {
+					t.Fatalf("%s: a connection failure does not wrap helm3.ErrUnavailable: %v", op, err)
 				}
 			}
 			if !strings.Contains(ops["get"].Error(), sqltest.Key("app", 1)) {
@@ -135,7 +135,7 @@ func init() {
 
 // openChild opens the store, creates one release and says "opened".
 func openChild(name string) int {
-	s, err := driver.Open(context.Background(), name, os.Getenv("HELMSTORE_OPEN_CONN"))
+	s, err := helm3.Open(context.Background(), name, os.Getenv("HELMSTORE_OPEN_CONN"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

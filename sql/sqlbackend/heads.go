@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // headCols are the names of headColumns, in order.
@@ -30,7 +30,7 @@ func newHeadRow() *headRow {
 
 // head returns the head scanned. A row whose labels or digests do not
 // parse, or one of whose values is NULL or of another type, does not fail
-// the whole read: its head carries Err (wrapping driver.ErrCorrupt and
+// the whole read: its head carries Err (wrapping helm3.ErrCorrupt and
 // naming the release, as Head.SetDigestText does) with Namespace, Key and
 // whatever else parsed, so one damaged release cannot hide the others.
 func (r *headRow) head() *backend.Head {
@@ -47,13 +47,13 @@ func (r *headRow) head() *backend.Head {
 	h.Body = c.bytes(14, v[14])
 	if c.err != nil {
 		h.Labels = nil
-		h.Err = fmt.Errorf("release %q in namespace %q: %w: %v", h.Key, h.Namespace, driver.ErrCorrupt, c.err)
+		h.Err = fmt.Errorf("release %q in namespace %q: %w: %v", h.Key, h.Namespace, helm3.ErrCorrupt, c.err)
 		return &h
 	}
 	var labelsErr error
 	if err := json.Unmarshal(labels, &h.Labels); err != nil {
 		h.Labels = nil
-		labelsErr = fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, driver.ErrCorrupt, err)
+		labelsErr = fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, helm3.ErrCorrupt, err)
 	}
 	h.Err = errors.Join(labelsErr, h.SetDigestText(t))
 	return &h
@@ -248,7 +248,7 @@ func (b *Backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (
 		return nil, err
 	}
 	if len(hs) == 0 {
-		return nil, driver.ErrReleaseNotFound
+		return nil, helm3.ErrReleaseNotFound
 	}
 	return hs[0], nil
 }

@@ -10,8 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -34,7 +34,7 @@ func TestManyLabels(t *testing.T) {
 	const n = 1000
 	// A bound, so a pathological query fails the test instead of running
 	// for many minutes.
-	sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlbackend.Backend) {
+	sqlBackends(t, func(t *testing.T, s helm3.Store, b *sqlbackend.Backend) {
 		ctx := context.Background()
 		rls := sqltest.SharedRelease("labelled", 1, 1)
 		rls.Namespace = "default"
@@ -67,7 +67,7 @@ func TestManyLabels(t *testing.T) {
 		}
 		wrong := maps.Clone(rls.Labels)
 		wrong["example.com/label-0500"] = "wrong"
-		if rs, err := query(wrong); !errors.Is(err, driver.ErrReleaseNotFound) {
+		if rs, err := query(wrong); !errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("query by %d labels and one wrong value: %d releases, %v; want ErrReleaseNotFound", n-1, len(rs), err)
 		}
 
@@ -79,7 +79,7 @@ func TestManyLabels(t *testing.T) {
 		if rs, err := query(rls.Labels); err != nil || len(rs) != 1 || rs[0].Name != "labelled" || len(rs[0].Labels) < n/2 {
 			t.Fatalf("query by the updated labels: %d releases, %v", len(rs), err)
 		}
-		if _, err := query(manyLabels(n, "a")); !errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := query(manyLabels(n, "a")); !errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("query by the labels before the update: %v; want ErrReleaseNotFound", err)
 		}
 		if rs, err := query(map[string]string{"example.com/label-0000": "a-0000"}); err != nil || len(rs) != 1 || rs[0].Name != "other" {
@@ -115,5 +115,5 @@ func TestManyLabels(t *testing.T) {
 		if left != 0 {
 			t.Fatalf("%d label rows left after Delete", left)
 		}
-	}, driver.WithTimeout(time.Minute))
+	}, helm3.WithTimeout(time.Minute))
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -44,13 +44,13 @@ func TestMySQLKilledConnection(t *testing.T) {
 	if err == nil {
 		t.Fatal("create on a killed connection succeeded")
 	}
-	if errors.Is(err, driver.ErrReleaseNotFound) || errors.Is(err, driver.ErrReleaseExists) {
+	if errors.Is(err, helm3.ErrReleaseNotFound) || errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("a killed connection was reported as %v", err)
 	}
 	if !strings.Contains(err.Error(), sqltest.Key("app", 1)) {
 		t.Fatalf("error does not name the release: %v", err)
 	}
-	if _, err := s.Get(sqltest.Key("app", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+	if _, err := s.Get(sqltest.Key("app", 1)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("after the failed create: %v", err)
 	}
 	st, err := s.Stats(context.Background())

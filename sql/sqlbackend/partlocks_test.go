@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -30,7 +30,7 @@ import (
 // of the namespace's part rows, locking each until it saw it did not
 // match), waits for rows in no order while holding its own, and deadlocks.
 func TestWritesLockOnlyTheirParts(t *testing.T) {
-	sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlbackend.Backend) {
+	sqlBackends(t, func(t *testing.T, s helm3.Store, b *sqlbackend.Backend) {
 		if b.Dialect().Name == "sqlite" {
 			t.Skip("sqlite has no row locks: one writer at a time")
 		}
@@ -145,7 +145,7 @@ func TestWritesLockOnlyTheirParts(t *testing.T) {
 			name := fmt.Sprintf("r%d", i)
 			check("Delete "+name, func() error { _, err := st.Delete(sqltest.Key(name, 1)); return err })
 		}
-	}, driver.WithTimeout(20*time.Second))
+	}, helm3.WithTimeout(20*time.Second))
 }
 
 // lockableNow reports whether the row of part d in namespace storm can be

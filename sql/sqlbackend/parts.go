@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
@@ -226,7 +226,7 @@ func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
 		d := c.text(0, vals[0])
 		n := c.int(1, vals[1])
 		if c.err != nil {
-			return nil, fmt.Errorf("%w: part %s in helmstore_parts: %v", driver.ErrCorrupt, d, c.err)
+			return nil, fmt.Errorf("%w: part %s in helmstore_parts: %v", helm3.ErrCorrupt, d, c.err)
 		}
 		refs[d] = n
 	}

@@ -7,9 +7,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 )
 
 // TestColdReadsOneQuery checks, on PostgreSQL and MySQL, that a store with
@@ -38,28 +38,28 @@ func TestColdReadsOneQuery(t *testing.T) {
 			}
 			reads := []struct {
 				what string
-				read func(d driver.Store) ([]*release.Release, error)
+				read func(d helm3.Store) ([]*release.Release, error)
 				want []*release.Release
 			}{
-				{"Get", func(d driver.Store) ([]*release.Release, error) {
+				{"Get", func(d helm3.Store) ([]*release.Release, error) {
 					r, err := d.Get(backend.MakeKey("app", 4))
 					return []*release.Release{r}, err
 				}, rs[3:]},
-				{"History", func(d driver.Store) ([]*release.Release, error) {
+				{"History", func(d helm3.Store) ([]*release.Release, error) {
 					return d.Query(map[string]string{"name": "app", "owner": "helm"})
 				}, rs},
-				{"Deployed", func(d driver.Store) ([]*release.Release, error) {
+				{"Deployed", func(d helm3.Store) ([]*release.Release, error) {
 					return d.Query(map[string]string{"name": "app", "owner": "helm", "status": "deployed"})
 				}, rs[3:]},
-				{"List", func(d driver.Store) ([]*release.Release, error) {
+				{"List", func(d helm3.Store) ([]*release.Release, error) {
 					return d.List(func(*release.Release) bool { return true })
 				}, rs},
 			}
 			for _, rd := range reads {
 				for _, cache := range []bool{false, true} {
-					var opts []driver.Option
+					var opts []helm3.Option
 					if !cache {
-						opts = append(opts, driver.WithCacheBytes(0))
+						opts = append(opts, helm3.WithCacheBytes(0))
 					}
 					s, b := openStore(t, c.name, conn, opts...)
 					times := 1

@@ -10,8 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -25,7 +25,7 @@ import (
 // part's reference count is what the surviving heads reference.
 func TestWriteStormNoDeadlocks(t *testing.T) {
 	const writers, ops, pool = 32, 40, 5
-	sqlBackends(t, func(t *testing.T, s driver.Store, b *sqlbackend.Backend) {
+	sqlBackends(t, func(t *testing.T, s helm3.Store, b *sqlbackend.Backend) {
 		st := s.Namespace("storm")
 		type want struct{ values, manifest int }
 		live := make([]map[string]want, writers)

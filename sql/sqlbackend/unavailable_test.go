@@ -12,7 +12,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -29,7 +29,7 @@ func unusedPort(t *testing.T) string {
 }
 
 // Opening a store on a port nobody listens on fails with
-// driver.ErrUnavailable, not "not found" and not a bare driver error.
+// helm3.ErrUnavailable, not "not found" and not a bare driver error.
 func TestOpenClosedPortIsUnavailable(t *testing.T) {
 	for name, conn := range map[string]func(addr string) string{
 		"postgres": func(addr string) string {
@@ -38,12 +38,12 @@ func TestOpenClosedPortIsUnavailable(t *testing.T) {
 		"mysql": func(addr string) string { return "root@tcp(" + addr + ")/test?timeout=5s" },
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := driver.Open(context.Background(), name, conn(unusedPort(t)))
+			_, err := helm3.Open(context.Background(), name, conn(unusedPort(t)))
 			if err == nil {
 				t.Fatal("opened a store on a closed port")
 			}
-			if !errors.Is(err, driver.ErrUnavailable) || errors.Is(err, driver.ErrReleaseNotFound) {
-				t.Fatalf("open on a closed port: %v; want driver.ErrUnavailable", err)
+			if !errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseNotFound) {
+				t.Fatalf("open on a closed port: %v; want helm3.ErrUnavailable", err)
 			}
 		})
 	}
@@ -51,7 +51,7 @@ func TestOpenClosedPortIsUnavailable(t *testing.T) {
 
 // A store whose server connections are all killed (pg_terminate_backend,
 // KILL) answers every later call either with a result, over a new
-// connection, or with driver.ErrUnavailable; never "not found" or
+// connection, or with helm3.ErrUnavailable; never "not found" or
 // "exists"; and it works again once it has reconnected.
 func TestServerKillsSessions(t *testing.T) {
 	for _, c := range []struct {
@@ -106,11 +106,11 @@ func TestServerKillsSessions(t *testing.T) {
 				switch {
 				case err == nil:
 					ok++
-				case errors.Is(err, driver.ErrUnavailable) && !errors.Is(err, driver.ErrReleaseNotFound) && !errors.Is(err, driver.ErrReleaseExists):
+				case errors.Is(err, helm3.ErrUnavailable) && !errors.Is(err, helm3.ErrReleaseNotFound) && !errors.Is(err, helm3.ErrReleaseExists):
 					unavailable++
 					t.Logf("%s: %v", op, err)
 				default:
-					t.Fatalf("%s after the server killed the store's sessions: %v; want success or driver.ErrUnavailable", op, err)
+					t.Fatalf("%s after the server killed the store's sessions: %v; want success or helm3.ErrUnavailable", op, err)
 				}
 			}
 			for i := 0; i < 20; i++ {

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/codec"
 )
 
@@ -71,7 +71,7 @@ func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Pa
 			t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase, h.Body)
 		if err != nil {
 			if b.d.IsUnique(err) {
-				return driver.ErrReleaseExists
+				return helm3.ErrReleaseExists
 			}
 			return err
 		}

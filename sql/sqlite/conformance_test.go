@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
@@ -17,5 +17,5 @@ func TestConformanceSQLite(t *testing.T) {
 // engine builds releases on their bytes without copying them (the path of
 // a CLI's cold reads): the whole suite again, NoAliasing included.
 func TestConformanceSQLiteNoCache(t *testing.T) {
-	drivertest.Run(t, sqltest.Harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }, driver.WithCacheBytes(0)))
+	drivertest.Run(t, sqltest.Harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }, helm3.WithCacheBytes(0)))
 }

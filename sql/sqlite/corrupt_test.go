@@ -11,7 +11,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
@@ -21,7 +21,7 @@ func TestCorruptedBytes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "helm.db")
 	var logged []string
 	var mu sync.Mutex
-	s := sqltest.Open(t, "sqlite", path, driver.WithCacheBytes(0), driver.WithLog(func(f string, v ...interface{}) {
+	s := sqltest.Open(t, "sqlite", path, helm3.WithCacheBytes(0), helm3.WithLog(func(f string, v ...interface{}) {
 		mu.Lock()
 		logged = append(logged, fmt.Sprintf(f, v...))
 		mu.Unlock()
@@ -53,7 +53,7 @@ func TestCorruptedBytes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), sqltest.Key("bad", 1)) || !strings.Contains(err.Error(), wantIn) {
 			t.Fatalf("%s: got %v; want an error naming the release and %q", what, err, wantIn)
 		}
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, helm3.ErrReleaseNotFound) {
 			t.Fatalf("%s reported as not found", what)
 		}
 		rs, err := s.List(func(*release.Release) bool { return true })
@@ -65,7 +65,7 @@ func TestCorruptedBytes(t *testing.T) {
 	corrupt("UPDATE helmstore_part_chunks SET data = ? WHERE digest = ?", []byte{1, 0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0}, values)
 	check("a garbled part", values)
 	_, err = s.Get(sqltest.Key("bad", 1))
-	if !errors.Is(err, driver.ErrCorrupt) {
+	if !errors.Is(err, helm3.ErrCorrupt) {
 		t.Fatalf("a garbled part is not ErrCorrupt: %v", err)
 	}
 	corrupt("UPDATE helmstore_part_chunks SET data = ? WHERE digest = ?", []byte("\x00{\"other\":\"values\"}"), values)

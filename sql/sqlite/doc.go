@@ -3,11 +3,11 @@
 // file, with no server.
 //
 //	import (
-//		"github.com/helmstore/helmstore/driver"
+//		"github.com/helmstore/helmstore/helm3"
 //		_ "github.com/helmstore/helmstore/sql/sqlite"
 //	)
 //
-//	store, err := driver.Open(ctx, "sqlite", "/var/lib/mytool/helm.db")
+//	store, err := helm3.Open(ctx, "sqlite", "/var/lib/mytool/helm.db")
 //
 // A program that imports only this package links neither the PostgreSQL
 // nor the MySQL driver (package sql imports all three dialects).
@@ -30,7 +30,7 @@
 // write transactions always begin
 // IMMEDIATE, so that two writers queue instead of failing. A writer that
 // gives up waiting (after busy_timeout or at the operation's deadline,
-// whichever comes first) gets an error wrapping a *LockedError. driver.Init
+// whichever comes first) gets an error wrapping a *LockedError. helm3.Init
 // reads it from HELM_DRIVER_SQLITE_CONNECTION_STRING.
 //
 // The tables, and how releases are stored in them, are package sqlbackend's.

@@ -12,7 +12,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlite" // registers sqlite
 )
 
@@ -40,7 +40,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	ctx := context.Background()
-	store, err := driver.Open(ctx, "sqlite", filepath.Join(dir, "helm.db"))
+	store, err := helm3.Open(ctx, "sqlite", filepath.Join(dir, "helm.db"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func Example_uri() {
 		"file:" + filepath.Join(dir, "helm.db") + "?_pragma=synchronous(NORMAL)",
 		":memory:",
 	} {
-		store, err := driver.Open(ctx, "sqlite", conn)
+		store, err := helm3.Open(ctx, "sqlite", conn)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func ExampleDefaultPath() {
 	if path == "" {
 		log.Fatal("no home directory: set HELM_DATA_HOME or give the database's path")
 	}
-	store, err := driver.Open(context.Background(), "sqlite", "") // opens path
+	store, err := helm3.Open(context.Background(), "sqlite", "") // opens path
 	if err != nil {
 		log.Fatal(err)
 	}

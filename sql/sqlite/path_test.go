@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // A path whose directory does not exist (a typo) is an error naming the
@@ -19,7 +19,7 @@ func TestSQLiteMissingDirectoryIsAnError(t *testing.T) {
 		filepath.Join(top, "tpyo", "helm.db"),
 		"file:" + filepath.Join(top, "tpyo", "deeper", "helm.db") + "?_pragma=synchronous(NORMAL)",
 	} {
-		s, err := driver.Open(context.Background(), "sqlite", conn)
+		s, err := helm3.Open(context.Background(), "sqlite", conn)
 		if err == nil {
 			s.Close()
 			t.Fatalf("%s: opened a store in a directory that did not exist", conn)
@@ -29,7 +29,7 @@ func TestSQLiteMissingDirectoryIsAnError(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Fatalf("%s: error %q does not say %q", conn, err, want)
 		}
-		var oe *driver.OpenError
+		var oe *helm3.OpenError
 		if !errors.As(err, &oe) {
 			t.Fatalf("%s: %v is not an *OpenError", conn, err)
 		}
@@ -43,7 +43,7 @@ func TestSQLiteMissingDirectoryIsAnError(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := driver.Open(context.Background(), "sqlite", filepath.Join(file, "helm.db")); err == nil {
+	if s, err := helm3.Open(context.Background(), "sqlite", filepath.Join(file, "helm.db")); err == nil {
 		s.Close()
 		t.Fatal("opened a store under a file")
 	} else if !strings.Contains(err.Error(), file+" is not a directory") {
@@ -52,7 +52,7 @@ func TestSQLiteMissingDirectoryIsAnError(t *testing.T) {
 
 	// The file itself is created in an existing directory.
 	p := filepath.Join(top, "helm.db")
-	s, err := driver.Open(context.Background(), "sqlite", p)
+	s, err := helm3.Open(context.Background(), "sqlite", p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestSQLiteDefaultLocationCreatesDirectories(t *testing.T) {
 		if given {
 			conn = DefaultPath()
 		}
-		s, err := driver.Open(context.Background(), "sqlite", conn)
+		s, err := helm3.Open(context.Background(), "sqlite", conn)
 		if err != nil {
 			t.Fatalf("conn %q: %v", conn, err)
 		}

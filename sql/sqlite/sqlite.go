@@ -10,7 +10,7 @@ import (
 	modernc "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/filelock"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
@@ -27,7 +27,7 @@ func sqliteCode(err error) int {
 var migrations embed.FS
 
 func init() {
-	driver.Register("sqlite", open)
+	helm3.Register("sqlite", open)
 }
 
 // dialect is SQLite's: RETURNING, no row locks (write transactions begin
@@ -56,7 +56,7 @@ var dialect = sqlbackend.Dialect{
 
 // open opens (creating if needed) a SQLite store at a file path. The file's
 // directory must exist, unless it is the default location.
-func open(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+func open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
 	dsn, path, memory, err := dsnOf(cfg.ConnectionString)
 	if err != nil {
 		return nil, err

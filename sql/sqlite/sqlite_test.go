@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
-func openStore(t *testing.T, path string, opts ...driver.Option) driver.Store {
+func openStore(t *testing.T, path string, opts ...helm3.Option) helm3.Store {
 	t.Helper()
 	s := sqltest.Open(t, "sqlite", path, opts...)
 	t.Cleanup(func() { s.Close() })
@@ -97,7 +97,7 @@ func TestDefaultSQLitePathWithoutHome(t *testing.T) {
 // deadline, saying that the database is locked.
 func TestSQLiteLockedByAnotherWriter(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "helm.db")
-	s := openStore(t, path, driver.WithTimeout(2*time.Second))
+	s := openStore(t, path, helm3.WithTimeout(2*time.Second))
 	other, err := stdsql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func sqliteChild(path string) error {
 	if err != nil {
 		return err
 	}
-	s, err := driver.Open(context.Background(), "sqlite", path)
+	s, err := helm3.Open(context.Background(), "sqlite", path)
 	if err != nil {
 		return err
 	}

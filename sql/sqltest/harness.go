@@ -10,14 +10,14 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
 // Open opens the store name at conn, failing t if it cannot.
-func Open(t testing.TB, name, conn string, opts ...driver.Option) driver.Store {
+func Open(t testing.TB, name, conn string, opts ...helm3.Option) helm3.Store {
 	t.Helper()
 	return drivertest.Open(t, name, conn, opts...)
 }
@@ -29,7 +29,7 @@ func Open(t testing.TB, name, conn string, opts ...driver.Option) driver.Store {
 // Proxied (the connection string with its host and port mapped) and Denied
 // (PostgreSQL: a role without privileges on the store's schema; MySQL: a
 // user the server does not know). SQLite checks no credentials.
-func Harness(name string, conn func(t testing.TB) string, opts ...driver.Option) drivertest.Harness {
+func Harness(name string, conn func(t testing.TB) string, opts ...helm3.Option) drivertest.Harness {
 	c := drivertest.ConnectionStrings{Name: name, New: conn, Options: opts}
 	switch name {
 	case "postgres":
@@ -70,7 +70,7 @@ func mysqlAddrs(conn string, proxy drivertest.ProxyFunc) (string, error) {
 
 // Wipe deletes every row of the store's tables behind its back, as a
 // restore of an empty database would; the schema stays.
-func Wipe(t *testing.T, s driver.Store) {
+func Wipe(t *testing.T, s helm3.Store) {
 	b, ok := backend.BackendOf(s).(*sqlbackend.Backend)
 	if !ok {
 		t.Fatalf("%T is not a SQL store", s)

@@ -6,7 +6,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // Key returns Helm's storage key of revision v of release name.

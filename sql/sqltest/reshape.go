@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/drivertest"
 )
 
 // A variant of a shape: what it does, and the statements that do it.

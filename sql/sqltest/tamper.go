@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
-	"github.com/helmstore/helmstore/driver/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
@@ -15,7 +15,7 @@ import (
 // Tamper returns the conformance suite's Tamperer over the database of s, a
 // store of any SQL dialect: it edits rows directly, as a hand edit or a bad
 // restore would.
-func Tamper(t *testing.T, s driver.Store) drivertest.Tamperer {
+func Tamper(t *testing.T, s helm3.Store) drivertest.Tamperer {
 	b, ok := backend.BackendOf(s).(*sqlbackend.Backend)
 	if !ok {
 		t.Fatalf("%T is not a SQL store", s)

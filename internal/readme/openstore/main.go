@@ -10,7 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/cli"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
 )
 
@@ -21,7 +21,7 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	store, err := driver.Open(ctx, "postgres", os.Getenv("HELM_DRIVER_POSTGRES_CONNECTION_STRING"))
+	store, err := helm3.Open(ctx, "postgres", os.Getenv("HELM_DRIVER_POSTGRES_CONNECTION_STRING"))
 	if err != nil {
 		return err // check before deferring Close: on error store is nil
 	}
@@ -32,7 +32,7 @@ func run(ctx context.Context) error {
 		cfg := new(action.Configuration)
 		// Helm's client for ns, releases in the store's view of ns. For the
 		// storage layer alone: storage.Init(store.Namespace(ns)).
-		if err := driver.Configure(cfg, settings.RESTClientGetter(), ns, store, log.Printf); err != nil {
+		if err := helm3.Configure(cfg, settings.RESTClientGetter(), ns, store, log.Printf); err != nil {
 			return err
 		}
 		releases, err := cfg.Releases.ListReleases()

@@ -10,7 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/cli"
 
 	_ "github.com/helmstore/helmstore/crsplit" // registers crsplit
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
 )
 
@@ -18,7 +18,7 @@ func main() {
 	settings := cli.New() // Helm's kubeconfig, context and namespace flags
 	cfg := new(action.Configuration)
 	// A drop-in for cfg.Init(getter, namespace, helmDriver, log):
-	err := driver.Init(cfg, settings.RESTClientGetter(), settings.Namespace(), os.Getenv("HELM_DRIVER"), log.Printf)
+	err := helm3.Init(cfg, settings.RESTClientGetter(), settings.Namespace(), os.Getenv("HELM_DRIVER"), log.Printf)
 	if err != nil {
 		log.Fatal(err)
 	}

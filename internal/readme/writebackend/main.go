@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/driver/backend"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 func init() {
-	driver.Register("mystore", func(ctx context.Context, cfg *driver.Config) (driver.Store, error) {
+	helm3.Register("mystore", func(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
 		// Connect to cfg.ConnectionString here.
 		b := &myBackend{heads: map[string]*backend.Head{}, refs: map[backend.Digest]int{}}
 		return backend.New(b, cfg), nil
@@ -45,7 +45,7 @@ func (b *myBackend) Update(ctx context.Context, h *backend.Head, parts []*backen
 	defer b.mu.Unlock()
 	old, ok := b.heads[h.Namespace+"/"+h.Key]
 	if !ok {
-		return driver.ErrReleaseNotFound
+		return helm3.ErrReleaseNotFound
 	}
 	add, drop, err := backend.DiffParts(old, h, parts)
 	if err != nil {
@@ -63,5 +63,5 @@ func (b *myBackend) Update(ctx context.Context, h *backend.Head, parts []*backen
 }
 
 func main() {
-	fmt.Println(driver.Drivers()) // then run drivertest.Run on it in a test
+	fmt.Println(helm3.Drivers()) // then run drivertest.Run on it in a test
 }

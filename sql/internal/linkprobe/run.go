@@ -11,7 +11,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // Main opens the store named by the first argument at the connection string
@@ -19,10 +19,10 @@ import (
 // that picks its store at run time does.
 func Main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintf(os.Stderr, "usage: %s driver connection-string (registered: %v)\n", os.Args[0], driver.Drivers())
+		fmt.Fprintf(os.Stderr, "usage: %s driver connection-string (registered: %v)\n", os.Args[0], helm3.Drivers())
 		os.Exit(2)
 	}
-	store, err := driver.Open(context.Background(), os.Args[1], os.Args[2])
+	store, err := helm3.Open(context.Background(), os.Args[1], os.Args[2])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -1,0 +1,145 @@
+package cas
+
+import (
+	"context"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/parallel"
+	"github.com/helmstore/helmstore/internal/partcache"
+)
+
+// Backend is backend.Backend over an ObjectStore: the no-transaction
+// protocol of this package's documentation.
+type Backend struct {
+	s     ObjectStore
+	adder ReferrerAdder // s, if it adds referrers atomically
+	cfg   Config
+	// pendingTimeout is cfg.PendingTimeout, changed by tests.
+	pendingTimeout atomic.Int64
+	// known remembers parts seen stored, to guess the first request.
+	known *partcache.LRU[partKey, struct{}]
+	// seen remembers the head objects last read or written.
+	seen *seenHeads
+	// bg tracks the work running in the background (commits).
+	bg *background
+	// writing serializes this store's Updates of one release.
+	writing *keyLocks
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// New returns the protocol over s, tuned by cfg.
+func New(s ObjectStore, cfg Config) *Backend {
+	b := &Backend{s: s, cfg: cfg.withDefaults(), known: partcache.NewLRU[partKey, struct{}](4096),
+		seen: newSeenHeads(4096), bg: newBackground(), writing: newKeyLocks()}
+	b.adder, _ = s.(ReferrerAdder)
+	b.pendingTimeout.Store(int64(b.cfg.PendingTimeout))
+	return b
+}
+
+// Store returns the object store b runs on.
+func (b *Backend) Store() ObjectStore { return b.s }
+
+// Hooks returns b's test hooks, which tests may set.
+func (b *Backend) Hooks() *Hooks { return b.cfg.Hooks }
+
+// SetPendingTimeout changes Config.PendingTimeout (0: every pending head
+// is stale at once); for tests.
+func (b *Backend) SetPendingTimeout(d time.Duration) { b.pendingTimeout.Store(int64(d)) }
+
+func (b *Backend) pendingAfter() time.Duration { return time.Duration(b.pendingTimeout.Load()) }
+
+// WaitCommits returns once no background work (a commit) is running.
+func (b *Backend) WaitCommits() { b.bg.waitAll(-1) }
+
+// Close waits for the work running in the background (commits), for
+// Config.CloseTimeout at most: what is still running then is stopped, and
+// said in the log, with what it leaves for later cleanups and Collect.
+// Then it closes the store if it is an io.Closer.
+func (b *Backend) Close() error {
+	for _, t := range b.bg.waitAll(b.cfg.CloseTimeout) {
+		b.log("helmstore: closing the store, the %s of release %q in namespace %q did not finish within %s, and is stopped: %s",
+			t.what, t.key, t.ns, b.cfg.CloseTimeout, t.left)
+	}
+	b.bg.stop(errClosed)
+	if c, ok := b.s.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func (b *Backend) log(format string, v ...interface{}) { b.cfg.Log(format, v...) }
+
+// parallel runs fn(0..n-1) with at most Config.Workers calls in flight,
+// and returns the first error once all have returned.
+func (b *Backend) parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	return parallel.Run(ctx, n, b.cfg.Workers, fn)
+}
+
+// cleanupContext is for work that must finish even when the caller's
+// context has ended (rolling back a half-done write).
+func (b *Backend) cleanupContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), b.cfg.CleanupTimeout)
+}
+
+// partKey names a part in a namespace.
+type partKey struct {
+	ns string
+	d  codec.Digest
+}
+
+func (b *Backend) knows(ns string, d codec.Digest) bool {
+	_, ok := b.known.Get(partKey{ns, d})
+	return ok
+}
+func (b *Backend) learn(ns string, d codec.Digest)      { b.known.Put(partKey{ns, d}, struct{}{}) }
+func (b *Backend) forgetPart(ns string, d codec.Digest) { b.known.Remove(partKey{ns, d}) }
+
+// releaseKey names a release in a namespace.
+type releaseKey struct{ ns, key string }
+
+// keyLocks are per-release mutexes that honour a context.
+type keyLocks struct {
+	mu sync.Mutex
+	m  map[releaseKey]*keyLock
+}
+
+type keyLock struct {
+	ch      chan struct{} // holds a token while locked
+	waiters int           // holders and waiters; the lock goes at 0
+}
+
+func newKeyLocks() *keyLocks { return &keyLocks{m: map[releaseKey]*keyLock{}} }
+
+// lock locks ns/key and returns the function that unlocks it, or ctx's
+// error.
+func (l *keyLocks) lock(ctx context.Context, ns, key string) (unlock func(), err error) {
+	k := releaseKey{ns, key}
+	l.mu.Lock()
+	kl := l.m[k]
+	if kl == nil {
+		kl = &keyLock{ch: make(chan struct{}, 1)}
+		l.m[k] = kl
+	}
+	kl.waiters++
+	l.mu.Unlock()
+	release := func() {
+		l.mu.Lock()
+		if kl.waiters--; kl.waiters == 0 {
+			delete(l.m, k)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case kl.ch <- struct{}{}:
+		return func() { <-kl.ch; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,357 @@
+package drivertest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
+	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/cputime"
+	"github.com/helmstore/helmstore/internal/fixture"
+)
+
+// Bench is the timing loop every backend's benchmarks share, so that they
+// measure the same operations on the same releases and compare with Helm's
+// own drivers in the same run: each of its methods is the body of one
+// benchmark (Create, Upgrade, Get, History, Deployed, List), with one
+// sub-benchmark per target, named after it. Use it as
+//
+//	var bench = drivertest.Bench{Targets: benchTargets, CPU: true}
+//
+//	func BenchmarkGet(b *testing.B) { bench.Get(b) }
+//
+// The write benchmarks report B/rev, the bytes the store adds (or writes)
+// per revision, from BenchStore.Stored; with CPU set every benchmark also
+// reports cpu-ms/op, the process's CPU time per operation; BenchStore.Counters
+// adds counts of the store's own (round trips, request charge) per operation.
+type Bench struct {
+	// Targets returns the stores to compare, in the order their
+	// sub-benchmarks run. It is called once per benchmark, with the
+	// top-level b.
+	Targets func(b *testing.B) []BenchTarget
+
+	// Revisions returns n successive revisions (1..n) of release name in
+	// namespace ns, each a values-only upgrade of the one before. The
+	// read benchmarks store them all superseded but the last, deployed;
+	// Upgrade stores revision 1 deployed; Create stores them as returned.
+	// Default: StackRevisions.
+	Revisions func(name, ns string, n int) []*release.Release
+
+	// CPU reports cpu-ms/op, the CPU time of the whole process (user and
+	// system) per operation, from the start to the end of the timed loop.
+	CPU bool
+}
+
+// BenchTarget is one store the benchmarks run on: a helmstore backend, or
+// the Helm driver it is compared with.
+type BenchTarget struct {
+	// Name names the target's sub-benchmarks: Name for the write
+	// benchmarks, Name-cold and Name-warm for the reads of a ColdWarm
+	// target, Name for the reads of any other.
+	Name string
+
+	// ColdWarm runs the read benchmarks twice: on a store without part
+	// cache (Name-cold, as a new helm process reads) and on one with the
+	// default cache (Name-warm, as a long-running operator reads).
+	ColdWarm bool
+
+	// Open returns the store one run of a sub-benchmark uses, empty of the
+	// release it names, with its part cache on or off (cache is true for
+	// the write benchmarks and for Name-warm). Open may return views of a
+	// store it opened before, as long as BenchStore.Release names a
+	// release no earlier run used (and b.Cleanup removes it).
+	Open func(b *testing.B, cache bool) BenchStore
+}
+
+// BenchStore is the store of one run of a sub-benchmark.
+type BenchStore struct {
+	// View returns the store scoped to namespace ns ("" for all).
+	View func(ns string) helmdriver.Driver
+
+	// Release names the release the benchmark stores ("" for "app").
+	Release string
+
+	// Stored returns the bytes the store holds, or has written so far:
+	// the write benchmarks report its growth per revision as B/rev. Nil
+	// for no B/rev.
+	Stored func() int64
+
+	// AfterWrite, if set, runs after each timed write of revision v of
+	// release name, outside the timer (and outside cpu-ms/op only where CPU
+	// is off): to wait for a store's background work, count what it
+	// wrote, or delete old revisions.
+	AfterWrite func(b *testing.B, d helmdriver.Driver, name string, v int)
+
+	// Counters, if set, returns running totals by metric unit (such as
+	// "roundtrips/op"); each benchmark reports their growth over the
+	// timed loop per operation.
+	Counters func() map[string]float64
+}
+
+// stack is the chart shaped like kube-prometheus-stack that the benchmarks
+// store (2.2 MB of release JSON, 89% chart; see fixture.Stack).
+var stack = sync.OnceValue(func() *fixture.Stack { return fixture.NewStack(1) })
+
+// StackRevisions returns n successive revisions of release name in ns of
+// the chart shaped like kube-prometheus-stack (fixture.Stack, ~2.2 MB of
+// JSON), as values-only `helm upgrade`s produce them: the same chart, new
+// values (the image tag, a replica count) and a manifest of which 3 lines
+// of 5,900 change; every revision but the last superseded.
+func StackRevisions(name, ns string, n int) []*release.Release {
+	out := make([]*release.Release, n)
+	for i := range out {
+		out[i] = stack().Release(name, ns, i+1)
+		if i < n-1 {
+			out[i].Info.Status = release.StatusSuperseded
+		}
+	}
+	return out
+}
+
+func (bn Bench) revisions(name, ns string, n int) []*release.Release {
+	if bn.Revisions != nil {
+		return bn.Revisions(name, ns, n)
+	}
+	return StackRevisions(name, ns, n)
+}
+
+func benchKey(name string, v int) string { return fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, v) }
+
+func (s BenchStore) release() string {
+	if s.Release == "" {
+		return "app"
+	}
+	return s.Release
+}
+
+// timed runs op b.N times (i from 0) in the timer, with the metrics the
+// bench reports per operation; after, if set, runs after each op outside
+// the timer.
+func (bn Bench) timed(b *testing.B, s BenchStore, op func(i int) error, after func(i int)) {
+	var before map[string]float64
+	if s.Counters != nil {
+		before = s.Counters()
+	}
+	b.ResetTimer()
+	cpu := func() {}
+	if bn.CPU {
+		cpu = cputime.Start(b, "cpu-ms/op")
+	}
+	for i := 0; i < b.N; i++ {
+		if err := op(i); err != nil {
+			b.Fatal(err)
+		}
+		if after != nil {
+			b.StopTimer()
+			after(i)
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	cpu()
+	if s.Counters != nil {
+		for unit, v := range s.Counters() {
+			b.ReportMetric((v-before[unit])/float64(b.N), unit)
+		}
+	}
+}
+
+// Create stores one values-only upgrade of the 2.2 MB release per op
+// (revision 1 stored first) and reports the bytes each revision adds.
+func (bn Bench) Create(b *testing.B) {
+	bn.writes(b, false, func(d helmdriver.Driver, name string, v int, r, prev *release.Release) error {
+		return d.Create(benchKey(name, v), r)
+	})
+}
+
+// Upgrade writes per op what a values-only `helm upgrade` writes to
+// storage: the new revision (pending-upgrade), the previous one marked
+// superseded, the new one marked deployed; it reports the bytes each
+// upgrade adds.
+func (bn Bench) Upgrade(b *testing.B) {
+	bn.writes(b, true, func(d helmdriver.Driver, name string, v int, r, prev *release.Release) error {
+		r.Info.Status = release.StatusPendingUpgrade
+		if err := d.Create(benchKey(name, v), r); err != nil {
+			return err
+		}
+		prev.Info.Status = release.StatusSuperseded
+		if err := d.Update(benchKey(name, v-1), prev); err != nil {
+			return err
+		}
+		r.Info.Status = release.StatusDeployed
+		return d.Update(benchKey(name, v), r)
+	})
+}
+
+// writes stores revision 1 (deployed if deployFirst), then times write of
+// revision v = 2, 3, ... (r, after prev) per op, on each target with its
+// cache on, reporting B/rev.
+func (bn Bench) writes(b *testing.B, deployFirst bool, write func(d helmdriver.Driver, name string, v int, r, prev *release.Release) error) {
+	for _, t := range bn.Targets(b) {
+		b.Run(t.Name, func(b *testing.B) {
+			s := t.Open(b, true)
+			d, name := s.View("default"), s.release()
+			rs := bn.revisions(name, "default", b.N+1)
+			if deployFirst {
+				rs[0].Info.Status = release.StatusDeployed
+			}
+			if err := d.Create(benchKey(name, 1), rs[0]); err != nil {
+				b.Fatal(err)
+			}
+			var before int64
+			if s.Stored != nil {
+				before = s.Stored()
+			}
+			var after func(i int)
+			if s.AfterWrite != nil {
+				after = func(i int) { s.AfterWrite(b, d, name, i+2) }
+			}
+			bn.timed(b, s, func(i int) error { return write(d, name, i+2, rs[i+1], rs[i]) }, after)
+			if s.Stored != nil {
+				b.ReportMetric(float64(s.Stored()-before)/float64(b.N), "B/rev")
+			}
+		})
+	}
+}
+
+// reads runs read on each target, cold and warm for a ColdWarm one, after
+// storing 20 revisions of the 2.2 MB release and calling read once (which
+// warms a warm store's cache).
+func (bn Bench) reads(b *testing.B, read func(d helmdriver.Driver, name string) error) {
+	for _, t := range bn.Targets(b) {
+		run := func(sub string, cache bool) {
+			b.Run(sub, func(b *testing.B) {
+				s := t.Open(b, cache)
+				d, name := s.View("default"), s.release()
+				for _, r := range bn.history(name) {
+					if err := d.Create(benchKey(r.Name, r.Version), r); err != nil {
+						b.Fatal(err)
+					}
+				}
+				read(d, name)
+				bn.timed(b, s, func(int) error { return read(d, name) }, nil)
+			})
+		}
+		if !t.ColdWarm {
+			run(t.Name, false)
+			continue
+		}
+		run(t.Name+"-cold", false)
+		run(t.Name+"-warm", true)
+	}
+}
+
+// history returns the 20 revisions the read benchmarks store.
+func (bn Bench) history(name string) []*release.Release {
+	rs := bn.revisions(name, "default", 20)
+	for i, r := range rs {
+		r.Info.Status = release.StatusSuperseded
+		if i == len(rs)-1 {
+			r.Info.Status = release.StatusDeployed
+		}
+	}
+	return rs
+}
+
+// Get reads the latest of 20 revisions.
+func (bn Bench) Get(b *testing.B) {
+	bn.reads(b, func(d helmdriver.Driver, name string) error {
+		r, err := d.Get(benchKey(name, 20))
+		if err == nil && r.Chart == nil {
+			err = fmt.Errorf("get %s: no chart", benchKey(name, 20))
+		}
+		return err
+	})
+}
+
+// History reads the 20 revisions of a release, as `helm history` and
+// every `helm upgrade` do.
+func (bn Bench) History(b *testing.B) {
+	bn.reads(b, func(d helmdriver.Driver, name string) error {
+		rs, err := storage.Init(d).History(name)
+		if err == nil && len(rs) != 20 {
+			err = fmt.Errorf("history: %d revisions, want 20", len(rs))
+		}
+		return err
+	})
+}
+
+// Deployed finds the deployed revision among 20, as `helm upgrade`,
+// `helm status` and `helm get` do.
+func (bn Bench) Deployed(b *testing.B) {
+	bn.reads(b, func(d helmdriver.Driver, name string) error {
+		r, err := storage.Init(d).Deployed(name)
+		if err == nil && r.Version != 20 {
+			err = fmt.Errorf("deployed: revision %d, want 20", r.Version)
+		}
+		return err
+	})
+}
+
+// List lists 200 releases (a typical ~150 KB application chart) in 20
+// namespaces across all namespaces, as `helm list -A` does.
+func (bn Bench) List(b *testing.B) {
+	g := fixture.New(3)
+	ch := g.Chart(fixture.ChartOptions{Name: "app", Version: "2.1.0", Templates: 40, TemplateSize: 2500, ValueKeys: 30})
+	var rs []*release.Release
+	for i := 0; i < 200; i++ {
+		ns := fmt.Sprintf("ns-%02d", i%20)
+		rs = append(rs, g.Release(fmt.Sprintf("app-%03d", i), ns, 1, ch, g.Values(10), release.StatusDeployed, 20000))
+	}
+	for _, t := range bn.Targets(b) {
+		run := func(sub string, cache bool) {
+			b.Run(sub, func(b *testing.B) {
+				s := t.Open(b, cache)
+				for _, r := range rs {
+					if err := s.View(r.Namespace).Create(benchKey(r.Name, 1), r); err != nil {
+						b.Fatal(err)
+					}
+				}
+				all := s.View("")
+				list := func(int) error {
+					got, err := all.List(func(*release.Release) bool { return true })
+					if err == nil && len(got) != 200 {
+						err = fmt.Errorf("list: %d releases, want 200", len(got))
+					}
+					return err
+				}
+				list(0)
+				bn.timed(b, s, list, nil)
+			})
+		}
+		if !t.ColdWarm {
+			run(t.Name, false)
+			continue
+		}
+		run(t.Name+"-cold", false)
+		run(t.Name+"-warm", true)
+	}
+}
+
+// StoreTarget is a helmstore store as a benchmark target named name, cold
+// and warm for the reads: open returns a new, empty store with opts (the
+// cold one gets helm3.WithCacheBytes(0)) for each run, which the run
+// closes after. B/rev is the growth of the store's Stats (heads and parts).
+func StoreTarget(name string, open func(b *testing.B, opts ...helm3.Option) helm3.Store) BenchTarget {
+	return BenchTarget{Name: name, ColdWarm: true, Open: func(b *testing.B, cache bool) BenchStore {
+		var opts []helm3.Option
+		if !cache {
+			opts = append(opts, helm3.WithCacheBytes(0))
+		}
+		s := open(b, opts...)
+		b.Cleanup(func() { s.Close() })
+		stored := func() int64 {
+			st, err := s.Namespace("").Stats(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return st.StoredBytes()
+		}
+		return BenchStore{View: func(ns string) helmdriver.Driver { return s.Namespace(ns) }, Stored: stored}
+	}}
+}

@@ -1,0 +1,203 @@
+// Package drivertest is a conformance suite for Helm storage drivers, in the
+// spirit of testing/fstest and Go CDK's drivertest: every helmstore backend
+// runs it, and a third party can run it against its own driver.
+//
+// It checks, against a fresh store for each part:
+//  1. every method's contract (errors, labels, namespaces, bad input);
+//  2. a seeded differential test: thousands of random operations applied to
+//     the store and to Helm's own Memory driver, compared after every step;
+//  3. Helm action flows (install, upgrades with MaxHistory, rollback,
+//     uninstall, list across namespaces) through helm.sh/helm/v3/pkg/action,
+//     compared with the same flow on the Memory driver;
+//  4. a release of at least 32 MiB of JSON;
+//  5. concurrency: racing creates of one key, concurrent upgrades;
+//  6. part reuse and collection, through Store.Stats;
+//  7. races: all-namespaces List while a release sharing parts comes and
+//     goes in another namespace, Query racing Update, 16 goroutines
+//     upgrading one release on one store and on a store each;
+//  8. hostile input: what every backend must accept and refuse alike
+//     (label limits, values too deep to read back, empty query values,
+//     names and namespaces no write accepts);
+//  9. damaged stored data (flipped, truncated, swapped, missing, bombs),
+//     through the backend's Tamperer: helm3.ErrCorrupt for that release
+//     only, which stays deletable;
+//  10. values-only upgrades (stored as deltas by helmstore's engine):
+//     revisions deleted in various orders, by another store, concurrently
+//     with upgrades; every revision left reads back whole, and nothing is
+//     left once the last is deleted;
+//  11. last writer wins: an Update from a stale read (on another store too)
+//     succeeds and is what every store then reads; 16 writers updating one
+//     release at once, on one store and on a store each, all succeed and
+//     leave exactly one of their releases, whole;
+//  12. reserved labels: a custom label under helmstore.io/ is refused on
+//     Create and Update with an error naming the release and the label,
+//     and nothing is stored;
+//  13. lost replies (Harness.Proxied): the reply to each message of a
+//     Create, an Update and a Delete lost in turn after the service applied
+//     it: nil or helm3.ErrUnavailable, the write whole or not at all with
+//     exact part counts, and a second attempt answering for what is stored;
+//  14. data loss (Harness.Wipe): every write after the data is wiped
+//     behind the store's back is seen by every view, from that store and a
+//     fresh one;
+//  15. damage to the shape of records (a Tamperer that is a Reshaper):
+//     helm3.ErrCorrupt for the releases it touches only, within the
+//     deadline and bounded memory, deletable;
+//  16. two stores writing in turns over one set of data, one reopened now
+//     and then: every answer as Helm's Memory driver's, exact part counts;
+//  17. deadlines (Harness.Proxied): Open, operations and Close through a
+//     blackholed network path give up within their bound with
+//     helm3.ErrUnavailable;
+//  18. access denied (Harness.Denied): a store with credentials or rights
+//     the service refuses gets helm3.ErrAccessDenied, never "not found"
+//     nor helm3.ErrUnavailable, and changes nothing;
+//  19. collection: helm3.Collect, run again and again by another store
+//     while releases sharing parts are upgraded and uninstalled (and after
+//     each lost reply), removes nothing a release or a write in flight
+//     uses: exact part counts after.
+//
+// Bench is the benchmark loop every backend's benchmarks share (writes,
+// reads cold and warm, bytes per revision), run beside Helm's own drivers
+// (HelmSQLTarget) in the same process.
+package drivertest
+
+import (
+	"encoding/json"
+	"os"
+	"strconv"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/helm3"
+)
+
+// Harness tells the suite how to get stores.
+type Harness struct {
+	// Open returns a new, empty store. The suite closes it when the test
+	// ends. Stores from different Open calls must not see each other.
+	Open func(t *testing.T) helm3.Store
+
+	// LargeReleaseBytes is the JSON size of the large-release test
+	// (default 32 MiB).
+	LargeReleaseBytes int
+
+	// Ops is the number of operations of the differential test (default
+	// 3000; HELMSTORE_DIFF_OPS overrides).
+	Ops int
+
+	// Seed seeds the differential test (default 1; HELMSTORE_DIFF_SEED
+	// overrides, to reproduce a failure reported with its seed).
+	Seed uint64
+
+	// Reopen returns another store over the same data as s, with its own
+	// connections and part cache and opts applied, as a second process
+	// would open it. The race tests need it (they are skipped without it).
+	Reopen func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store
+
+	// Tamper returns a Tamperer over the data of s. The damage tests need
+	// it (they are skipped without it).
+	Tamper func(t *testing.T, s helm3.Store) Tamperer
+
+	// Proxied reopens a store through an address map the suite controls
+	// (see the type). The lost-reply and deadline tests need it.
+	Proxied Proxied
+
+	// Wipe erases the stored data behind the stores' backs (see the type).
+	// The data-loss tests need it.
+	Wipe Wipe
+
+	// Denied opens a store over the same data as s with credentials or
+	// rights the service refuses (see the type). The access-denied test
+	// needs it.
+	Denied Denied
+}
+
+// Run runs the whole suite.
+func Run(t *testing.T, h Harness) {
+	t.Run("Contract", func(t *testing.T) { testContract(t, h) })
+	t.Run("Differential", func(t *testing.T) { testDifferential(t, h) })
+	t.Run("ActionFlows", func(t *testing.T) { testActionFlows(t, h) })
+	t.Run("LargeRelease", func(t *testing.T) { testLargeRelease(t, h) })
+	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, h) })
+	t.Run("PartReuse", func(t *testing.T) { testPartReuse(t, h) })
+	t.Run("Races", func(t *testing.T) { testRaces(t, h) })
+	t.Run("Hostile", func(t *testing.T) { testHostile(t, h) })
+	t.Run("Damage", func(t *testing.T) { testDamage(t, h) })
+	t.Run("DamagedCopy", func(t *testing.T) { testDamagedCopy(t, h) })
+	t.Run("Deltas", func(t *testing.T) { testDeltas(t, h) })
+	t.Run("LastWriterWins", func(t *testing.T) { testLastWriterWins(t, h) })
+	t.Run("ReservedLabels", func(t *testing.T) { testReservedLabels(t, h) })
+	t.Run("LostReply", func(t *testing.T) { testLostReply(t, h) })
+	t.Run("Collect", func(t *testing.T) { testCollect(t, h) })
+	t.Run("DataLoss", func(t *testing.T) { testDataLoss(t, h) })
+	t.Run("Shapes", func(t *testing.T) { testShapes(t, h) })
+	t.Run("TwoStores", func(t *testing.T) { testTwoStores(t, h) })
+	t.Run("Deadlines", func(t *testing.T) { testDeadlines(t, h) })
+	t.Run("AccessDenied", func(t *testing.T) { testAccessDenied(t, h) })
+}
+
+func (h Harness) open(t *testing.T) helm3.Store {
+	t.Helper()
+	s := h.Open(t)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func (h Harness) ops() int {
+	if v, err := strconv.Atoi(os.Getenv("HELMSTORE_DIFF_OPS")); err == nil && v > 0 {
+		return v
+	}
+	if h.Ops > 0 {
+		return h.Ops
+	}
+	return 3000
+}
+
+func (h Harness) seed() uint64 {
+	if v, err := strconv.ParseUint(os.Getenv("HELMSTORE_DIFF_SEED"), 10, 64); err == nil {
+		return v
+	}
+	if h.Seed != 0 {
+		return h.Seed
+	}
+	return 1
+}
+
+func (h Harness) largeBytes() int {
+	if h.LargeReleaseBytes > 0 {
+		return h.LargeReleaseBytes
+	}
+	return 32 << 20
+}
+
+// Normalize returns what a Helm driver should hand back for rls: Helm's JSON
+// round trip of it, with Labels holding only custom labels (never nil).
+func Normalize(t testing.TB, rls *release.Release) *release.Release {
+	t.Helper()
+	if rls == nil {
+		return nil
+	}
+	b, err := json.Marshal(rls)
+	if err != nil {
+		t.Fatalf("marshal release: %v", err)
+	}
+	out := new(release.Release)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("unmarshal release: %v", err)
+	}
+	out.Labels = map[string]string{}
+	for k, v := range rls.Labels {
+		if !isSystemLabel(k) {
+			out.Labels[k] = v
+		}
+	}
+	return out
+}
+
+func isSystemLabel(k string) bool {
+	switch k {
+	case "name", "owner", "status", "version", "createdAt", "modifiedAt":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,39 @@
+package helm3
+
+import "context"
+
+// Collector is implemented by stores whose backend can leave garbage
+// behind: objects that no release uses, left by a writer that died or lost
+// the answers of its writes, which later writes do not all meet. Collect
+// (the function) calls it.
+type Collector interface {
+	// Collect removes the garbage of the store's namespace (every
+	// namespace for the "" view), within ctx.
+	Collect(ctx context.Context) error
+}
+
+// Collect removes the garbage s holds in its namespace (every namespace
+// for the "" view): what a writer that died, or lost the answers of its
+// writes, left behind and no later write removed. On a store whose backend
+// never leaves garbage (the SQL backends, Redis: every write is one
+// transaction or script) it does nothing and returns nil.
+//
+// Collect never removes what a readable release uses or a write in flight
+// may still use: it is safe to run at any time, from any process, while
+// others read and write. It lists every object of the namespace, so it
+// is for now and then, not for every operation: after a crash of a
+// process that was writing, after writes failed with ErrUnavailable (a
+// lost answer, a connection cut, a deadline), or on a schedule (daily,
+// say). Garbage shows in Stats as parts no release uses. A release a dead
+// writer left half created is committed if it is complete, else removed,
+// once it is abandoned (for the backends without transactions, package
+// cas documents when: at most the writer's operation timeout plus a clock
+// skew margin after it started). The error of a backend that could not
+// finish wraps what failed (ErrUnavailable, say); what it removed stays
+// removed, and running it again goes on.
+func Collect(ctx context.Context, s Store) error {
+	if c, ok := s.(Collector); ok {
+		return c.Collect(ctx)
+	}
+	return nil
+}

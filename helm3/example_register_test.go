@@ -1,0 +1,56 @@
+package helm3_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/helm3"
+	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
+)
+
+// A package registers its store under a name from init, as database/sql
+// drivers do; importing the package for its side effect then makes the
+// name available to Open and to Init (HELM_DRIVER=appdata).
+func init() {
+	helm3.Register("appdata", openAppData)
+}
+
+// openAppData opens the "appdata" store: a SQLite database in the
+// directory the connection string names, with a smaller part cache than
+// the default. The Config holds everything Open was given.
+func openAppData(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+	if cfg.ConnectionString == "" {
+		return nil, fmt.Errorf("appdata: the connection string must name a directory")
+	}
+	return helm3.Open(ctx, "sqlite", filepath.Join(cfg.ConnectionString, "releases.db"),
+		helm3.WithCacheBytes(8<<20), helm3.WithTimeout(cfg.Timeout), helm3.WithLog(cfg.Log))
+}
+
+func ExampleRegister() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+
+	store, err := helm3.Open(context.Background(), "appdata", dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer store.Close()
+	r := &release.Release{Name: "web", Namespace: "default", Version: 1, Info: &release.Info{Status: release.StatusDeployed}}
+	if err := store.Create("sh.helm.release.v1.web.v1", r); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, statErr := os.Stat(filepath.Join(dir, "releases.db"))
+	fmt.Println("database in the directory:", statErr == nil)
+
+	_, err = helm3.Open(context.Background(), "appdata", "")
+	fmt.Println(err)
+	// Output:
+	// database in the directory: true
+	// helmstore: open appdata: appdata: the connection string must name a directory
+}

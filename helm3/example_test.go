@@ -1,0 +1,91 @@
+package helm3_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/cli"
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
+
+	"github.com/helmstore/helmstore/helm3"
+	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
+)
+
+// Open a store by name and hand Helm a view of one namespace.
+func ExampleOpen() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+
+	store, err := helm3.Open(context.Background(), "sqlite", filepath.Join(dir, "helm.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer store.Close()
+
+	releases := storage.Init(store.Namespace("team-a"))
+	rls := &release.Release{
+		Name: "web", Namespace: "team-a", Version: 1,
+		Chart: &chart.Chart{Metadata: &chart.Metadata{Name: "web", Version: "1.0.0"}},
+		Info:  &release.Info{Status: release.StatusDeployed},
+	}
+	if err := releases.Create(rls); err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := releases.Deployed("web")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(got.Name, got.Version, got.Info.Status, got.Chart.Metadata.Version)
+	// Output: web 1 deployed 1.0.0
+}
+
+// Unknown driver names get an error listing the names Open can open (here
+// those of every backend this package's tests import, and ExampleRegister's
+// "appdata"), and helmstore's backends not imported (for a name of one of
+// them, the import that registers it).
+func ExampleOpen_unknown() {
+	_, err := helm3.Open(context.Background(), "etcd", "")
+	fmt.Println(err)
+	// Output: helmstore: unknown storage driver "etcd": registered backends are appdata, cosmos, crsplit, mysql, postgres, redis, sqlite; not imported: memstore
+}
+
+// Init is a drop-in for action.Configuration.Init: HELM_DRIVER picks the
+// store and HELM_DRIVER_<NAME>_CONNECTION_STRING says where it is. Inits
+// for other namespaces share the store's pool; each sees its own releases.
+func ExampleInit() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	os.Setenv("HELM_DRIVER", "sqlite")
+	os.Setenv("HELM_DRIVER_SQLITE_CONNECTION_STRING", filepath.Join(dir, "helm.db"))
+	defer os.Unsetenv("HELM_DRIVER")
+	defer os.Unsetenv("HELM_DRIVER_SQLITE_CONNECTION_STRING")
+
+	settings := cli.New()
+	teamA, teamB := new(action.Configuration), new(action.Configuration)
+	for ns, cfg := range map[string]*action.Configuration{"team-a": teamA, "team-b": teamB} {
+		if err := helm3.Init(cfg, settings.RESTClientGetter(), ns, os.Getenv("HELM_DRIVER"), nil); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	rls := &release.Release{Name: "web", Namespace: "team-a", Version: 1, Info: &release.Info{Status: release.StatusDeployed}}
+	if err := teamA.Releases.Create(rls); err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := teamA.Releases.Deployed("web")
+	fmt.Println(teamA.Releases.Name(), got.Name, got.Version, err)
+	_, err = teamB.Releases.Deployed("web")
+	fmt.Println(err)
+	// Output:
+	// sqlite web 1 <nil>
+	// "web" has no deployed releases
+}

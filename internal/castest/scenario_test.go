@@ -1,0 +1,38 @@
+package castest_test
+
+import (
+	"time"
+
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/internal/castest"
+)
+
+// The scenarios and their checks are castest's (scenario.go), shared with
+// the backends that run them over their own service.
+
+// ns is the namespace every scenario writes in.
+const ns = castest.Namespace
+
+type scenario = castest.Scenario
+
+func scenarios() []scenario { return castest.Scenarios() }
+
+// protocol makes every size path of the protocol run on small releases
+// (chunked parts, chunked head bodies), and retries fast.
+var protocol = cas.Config{
+	InlinePartBytes: 256, InlineBodyBytes: 256, ChunkBytes: 512,
+	Retry:          cas.Retry{First: time.Millisecond, Max: 20 * time.Millisecond, NoDeadline: 10 * time.Second},
+	CleanupTimeout: 20 * time.Second,
+}
+
+// open returns a store over os with the protocol's small sizes; cacheBytes
+// 0 makes every read go to the object store.
+func open(os cas.ObjectStore, cacheBytes int64) (helm3.Store, *cas.Backend) {
+	b := cas.New(os, protocol)
+	s := backend.New(b, &helm3.Config{Name: "castest", CacheBytes: cacheBytes, Timeout: 30 * time.Second, Log: func(string, ...interface{}) {}})
+	return s.Namespace(ns), b
+}
+
+func key(name string, v int) string { return backend.MakeKey(name, v) }

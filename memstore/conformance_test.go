@@ -1,0 +1,59 @@
+package memstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/memstore"
+	"github.com/helmstore/helmstore/drivertest"
+)
+
+// harness opens each store on a space of its own, Reopens it by the same
+// name (another store, with its own part cache, on the same data) and
+// tampers with it through memstore.Tamper.
+func harness(opts ...helm3.Option) drivertest.Harness {
+	var n atomic.Int64
+	var mu sync.Mutex
+	names := map[helm3.Store]string{}
+	open := func(t *testing.T, name string, opts ...helm3.Option) helm3.Store {
+		s, err := helm3.Open(context.Background(), memstore.Name, name, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		names[s] = name
+		mu.Unlock()
+		return s
+	}
+	return drivertest.Harness{
+		Open: func(t *testing.T) helm3.Store {
+			return open(t, fmt.Sprintf("conformance-%d", n.Add(1)), opts...)
+		},
+		Reopen: func(t *testing.T, s helm3.Store, more ...helm3.Option) helm3.Store {
+			mu.Lock()
+			name, ok := names[s]
+			mu.Unlock()
+			if !ok {
+				t.Fatal("Reopen of a store Open did not return")
+			}
+			return open(t, name, append(append([]helm3.Option{}, opts...), more...)...)
+		},
+		Tamper: memstore.Tamper,
+		Wipe:   memstore.Wipe,
+	}
+}
+
+func TestConformance(t *testing.T) {
+	drivertest.Run(t, harness())
+}
+
+// Without a part cache every read decodes its parts for itself, and the
+// engine lends their bytes to the releases it builds: the suite again
+// (NoAliasing fails if memstore handed out its stored bytes).
+func TestConformanceNoCache(t *testing.T) {
+	drivertest.Run(t, harness(helm3.WithCacheBytes(0)))
+}
