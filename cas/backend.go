@@ -7,13 +7,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/parallel"
 	"github.com/helmstore/helmstore/internal/partcache"
 )
 
-// Backend is backend.Backend over an ObjectStore: the no-transaction
+// Backend is driver.Backend over an ObjectStore: the no-transaction
 // protocol of this package's documentation.
 type Backend struct {
 	s     ObjectStore
@@ -31,7 +30,7 @@ type Backend struct {
 	writing *keyLocks
 }
 
-var _ backend.Backend = (*Backend)(nil)
+var _ driver.Backend = (*Backend)(nil)
 
 // New returns the protocol over s, tuned by cfg.
 func New(s ObjectStore, cfg Config) *Backend {
@@ -90,15 +89,15 @@ func (b *Backend) cleanupContext() (context.Context, context.CancelFunc) {
 // partKey names a part in a namespace.
 type partKey struct {
 	ns string
-	d  codec.Digest
+	d  driver.Digest
 }
 
-func (b *Backend) knows(ns string, d codec.Digest) bool {
+func (b *Backend) knows(ns string, d driver.Digest) bool {
 	_, ok := b.known.Get(partKey{ns, d})
 	return ok
 }
-func (b *Backend) learn(ns string, d codec.Digest)      { b.known.Put(partKey{ns, d}, struct{}{}) }
-func (b *Backend) forgetPart(ns string, d codec.Digest) { b.known.Remove(partKey{ns, d}) }
+func (b *Backend) learn(ns string, d driver.Digest)      { b.known.Put(partKey{ns, d}, struct{}{}) }
+func (b *Backend) forgetPart(ns string, d driver.Digest) { b.known.Remove(partKey{ns, d}) }
 
 // releaseKey names a release in a namespace.
 type releaseKey struct{ ns, key string }

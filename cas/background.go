@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // background tracks the work a store runs on after the operation that
@@ -77,7 +77,7 @@ func (g *background) tasks(ns, key string) []*task {
 }
 
 // wait returns once no task of release ns/key is running, or, if ctx ends
-// first, an error wrapping helm3.ErrUnavailable (the store could not
+// first, an error wrapping driver.ErrUnavailable (the store could not
 // finish the release's earlier write in time: the operation did nothing).
 func (g *background) wait(ctx context.Context, ns, key string) error {
 	for _, t := range g.tasks(ns, key) {
@@ -89,14 +89,14 @@ func (g *background) wait(ctx context.Context, ns, key string) error {
 }
 
 // wait returns t's error once it returned; an error wrapping
-// helm3.ErrUnavailable if ctx ends first.
+// driver.ErrUnavailable if ctx ends first.
 func (t *task) wait(ctx context.Context) (taskErr, err error) {
 	select {
 	case <-t.done:
 		return t.err, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: the %s of release %q in namespace %q, which this store runs in the background, did not finish within the operation's deadline (%w)",
-			helm3.ErrUnavailable, t.what, t.key, t.ns, ctx.Err())
+			driver.ErrUnavailable, t.what, t.key, t.ns, ctx.Err())
 	}
 }
 

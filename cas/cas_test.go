@@ -4,10 +4,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // small makes every size path of the protocol run on small releases:
@@ -19,11 +19,11 @@ func harness(wrap func(*memStore) cas.ObjectStore) drivertest.Harness {
 	stores := map[helm3.Store]*memStore{}
 	get := func(s helm3.Store) *memStore { mu.Lock(); defer mu.Unlock(); return stores[s] }
 	open := func(m *memStore, opts ...helm3.Option) helm3.Store {
-		cfg := &helm3.Config{Name: "cas-test", CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout}
+		cfg := &driver.Config{Name: "cas-test", CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout}
 		for _, o := range opts {
 			o(cfg)
 		}
-		s := backend.New(cas.New(wrap(m), small), cfg)
+		s := helm3.New(cas.New(wrap(m), small), cfg)
 		mu.Lock()
 		stores[s] = m
 		mu.Unlock()

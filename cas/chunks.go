@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // MinChunkBytes is the smallest Config.ChunkBytes (a smaller one is taken
@@ -16,12 +15,12 @@ import (
 const MinChunkBytes = 512
 
 // The largest frames the protocol stores: that of a part of
-// codec.MaxPartBytes, and the sealed body of a head of codec.MaxHeadBytes,
+// driver.MaxPartBytes, and the sealed body of a head of driver.MaxHeadBytes,
 // each with room for what compression adds to bytes it cannot shrink. A
 // record claiming a larger frame is damaged.
 var (
-	maxPartFrame = frameBound(codec.MaxPartBytes)
-	maxBodyFrame = frameBound(codec.MaxHeadBytes)
+	maxPartFrame = frameBound(driver.MaxPartBytes)
+	maxBodyFrame = frameBound(driver.MaxHeadBytes)
 )
 
 // frameBound bounds the stored frame of raw bytes: zstd adds at most a
@@ -80,19 +79,19 @@ func (c chunkSet) name(i int) string {
 	return ChunkName(c.owner, c.set, i)
 }
 
-// check returns an error wrapping codec.ErrCorrupt if the record cannot be
+// check returns an error wrapping driver.ErrCorrupt if the record cannot be
 // true: no chunk, a frame larger than the protocol stores, or more chunks
 // than the frame holds pieces of MinChunkBytes.
 func (c chunkSet) check() error {
 	most := (c.limit + MinChunkBytes - 1) / MinChunkBytes
 	if c.size >= 0 {
 		if c.size < 1 || c.size > c.limit {
-			return fmt.Errorf("%s in namespace %s: %w: it records a frame of %d bytes (at most %d are stored)", c.what, c.ns, codec.ErrCorrupt, c.size, c.limit)
+			return fmt.Errorf("%s in namespace %s: %w: it records a frame of %d bytes (at most %d are stored)", c.what, c.ns, driver.ErrCorrupt, c.size, c.limit)
 		}
 		most = (c.size + MinChunkBytes - 1) / MinChunkBytes
 	}
 	if c.count < 1 || int64(c.count) > most {
-		return fmt.Errorf("%s in namespace %s: %w: it records %d chunks for a frame of %d bytes", c.what, c.ns, codec.ErrCorrupt, c.count, c.size)
+		return fmt.Errorf("%s in namespace %s: %w: it records %d chunks for a frame of %d bytes", c.what, c.ns, driver.ErrCorrupt, c.count, c.size)
 	}
 	return nil
 }
@@ -150,7 +149,7 @@ func (b *Backend) readChunks(ctx context.Context, c chunkSet, stale bool) ([]byt
 				return fmt.Errorf("chunk %s: %w", names[j], obj.Err)
 			}
 			if obj.Chunk == nil || obj.Chunk.Index != start+j {
-				return fmt.Errorf("chunk %s: %w: does not hold piece %d", names[j], codec.ErrCorrupt, start+j)
+				return fmt.Errorf("chunk %s: %w: does not hold piece %d", names[j], driver.ErrCorrupt, start+j)
 			}
 			got[j] = obj.Chunk.Data
 			return nil
@@ -165,11 +164,11 @@ func (b *Backend) readChunks(ctx context.Context, c chunkSet, stale bool) ([]byt
 			if c.size >= 0 {
 				bound = c.size
 			}
-			return nil, fmt.Errorf("%s in namespace %s: %w: its chunks hold more than the %d bytes it records", c.what, c.ns, codec.ErrCorrupt, bound)
+			return nil, fmt.Errorf("%s in namespace %s: %w: its chunks hold more than the %d bytes it records", c.what, c.ns, driver.ErrCorrupt, bound)
 		}
 		pieces = append(pieces, got...)
 	}
-	return backend.JoinChunks(pieces, c.count, c.size)
+	return driver.JoinChunks(pieces, c.count, c.size)
 }
 
 // deleteChunkSet removes the chunks of c, window by window, until a

@@ -7,22 +7,20 @@ import (
 	"maps"
 	"time"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Create stores h in two sequential rounds of store calls: the head object
 // labelled pending, then, in parallel, every part it references referred
 // to by it (and its chunked body). See the package documentation for why
 // readers never see it incomplete, and how a failure or a crash is undone.
-func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+func (b *Backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	// An earlier Create of the key may still be rolling back.
 	if err := b.bg.wait(ctx, h.Namespace, h.Key); err != nil {
 		return err
 	}
 	start := time.Now()
-	add, _, err := backend.DiffParts(nil, h, parts)
+	add, _, err := driver.DiffParts(nil, h, parts)
 	if err != nil {
 		return err
 	}
@@ -134,7 +132,7 @@ func (b *Backend) commitNow(ctx context.Context, obj *Object) error {
 		return err
 	}
 	cur, gerr := b.getCommitted(ctx, obj.Namespace, obj.Head.Key)
-	if gerr != nil && !errors.Is(gerr, helm3.ErrReleaseNotFound) {
+	if gerr != nil && !errors.Is(gerr, driver.ErrReleaseNotFound) {
 		return gerr
 	}
 	if gerr == nil && cur.UID == obj.UID {
@@ -166,16 +164,16 @@ func (b *Backend) createHead(ctx context.Context, obj *Object) (*Object, error) 
 		case mine(old, obj):
 			return stored(obj, old), nil // a create sent again after its answer was lost
 		case attempt > 0:
-			return nil, helm3.ErrReleaseExists
+			return nil, driver.ErrReleaseExists
 		case old == nil:
 			continue // deleted meanwhile: try again
 		case !b.stale(old):
-			return nil, helm3.ErrReleaseExists
+			return nil, driver.ErrReleaseExists
 		}
 		if kept, err := b.collectStale(ctx, old); err != nil {
 			return nil, err
 		} else if kept {
-			return nil, helm3.ErrReleaseExists
+			return nil, driver.ErrReleaseExists
 		}
 	}
 }
@@ -202,7 +200,7 @@ func (b *Backend) collectStale(ctx context.Context, obj *Object) (kept bool, err
 
 // precompute computes the frames of the small parts the store has not seen
 // in ns, which ensurePart will create.
-func (b *Backend) precompute(ns string, parts []*codec.Part) {
+func (b *Backend) precompute(ns string, parts []*driver.Part) {
 	for _, p := range parts {
 		if p.Size <= createFirstBytes && !b.knows(ns, p.Digest) {
 			p.Frame()
@@ -213,7 +211,7 @@ func (b *Backend) precompute(ns string, parts []*codec.Part) {
 // writeReferenced stores ps, parts the head references (all of them on
 // Create, the new ones on Update), and its chunked body, all referred to by
 // the head object head, in namespace ns.
-func (b *Backend) writeReferenced(ctx context.Context, ns string, ps []*codec.Part, head *Object, body *headBody) error {
+func (b *Backend) writeReferenced(ctx context.Context, ns string, ps []*driver.Part, head *Object, body *headBody) error {
 	owner := Referrer{Kind: KindHead, Name: head.Name, UID: head.UID}
 	n := len(ps)
 	if body.chunks != nil {
@@ -238,7 +236,7 @@ func (b *Backend) writeReferenced(ctx context.Context, ns string, ps []*codec.Pa
 // writeBody stores a chunked head body, referred to by its head object.
 func (b *Backend) writeBody(ctx context.Context, head *Object, body *headBody) error {
 	cs := body.chunks
-	chunks := codec.Chunks(body.frame, b.cfg.ChunkBytes)
+	chunks := driver.Chunks(body.frame, b.cfg.ChunkBytes)
 	self := Referrer{Kind: KindHead, Name: head.Name, UID: head.UID}
 	return b.writeChunks(ctx, head.Namespace, self, head.Name, bodyChunkNames(head, cs), chunks)
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Delete removes the head stored under key, then its parts that no other
@@ -26,11 +24,11 @@ import (
 // A head that cannot be read (damaged outside the protocol) is deleted
 // too, returned as a head with only Namespace, Key and Err; when its
 // digests cannot be trusted, what it refers to is found by listing.
-func (b *Backend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*backend.Head, map[codec.Digest][]byte, error) {
+func (b *Backend) Delete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*driver.Head, map[driver.Digest][]byte, error) {
 	var (
 		obj    *Object
-		h      *backend.Head
-		frames map[codec.Digest][]byte
+		h      *driver.Head
+		frames map[driver.Digest][]byte
 	)
 	if err := b.bg.wait(ctx, ns, key); err != nil {
 		return nil, nil, err
@@ -46,7 +44,7 @@ func (b *Backend) Delete(ctx context.Context, ns, key string, have func(codec.Di
 			return true, nil
 		case errors.Is(err, ErrNotFound):
 			b.seen.forget(ns, key, obj.Version)
-			return true, helm3.ErrReleaseNotFound
+			return true, driver.ErrReleaseNotFound
 		case errors.Is(err, ErrVersionMismatch):
 			return false, nil
 		case b.deletedAnyway(obj):
@@ -94,29 +92,29 @@ func (b *Backend) deletedAnyway(obj *Object) bool {
 // readForDelete reads the head object to delete, its head and the frames
 // of the parts the caller lacks. A head object that cannot be read is
 // returned as far as it decodes, with a head that has Err set.
-func (b *Backend) readForDelete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*Object, *backend.Head, map[codec.Digest][]byte, error) {
+func (b *Backend) readForDelete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*Object, *driver.Head, map[driver.Digest][]byte, error) {
 	obj, err := b.getCommitted(ctx, ns, key)
-	var h *backend.Head
+	var h *driver.Head
 	if err == nil {
 		h, err = b.headOf(obj)
 	}
 	if err == nil {
 		err = b.loadBody(ctx, obj, h)
 	}
-	if errors.Is(err, codec.ErrCorrupt) {
+	if errors.Is(err, driver.ErrCorrupt) {
 		raw, gerr := b.getHead(ctx, ns, b.cfg.HeadName(key))
 		if gerr != nil {
 			return nil, nil, nil, gerr
 		}
 		if raw == nil {
-			return nil, nil, nil, helm3.ErrReleaseNotFound
+			return nil, nil, nil, driver.ErrReleaseNotFound
 		}
 		return raw, damagedHead(raw, key, err), nil, nil
 	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	read, _ := backend.PlanDelete(h, have)
+	read, _ := driver.PlanDelete(h, have)
 	frames, err := b.Parts(ctx, read)
 	if err != nil {
 		return nil, nil, nil, err
@@ -152,7 +150,7 @@ func (b *Backend) cleanupReferred(ctx context.Context, head *Object) error {
 		if i == len(parts) {
 			return b.deleteChunks(ctx, head.Namespace, chunks)
 		}
-		d, err := codec.ParseDigest(parts[i].Name)
+		d, err := driver.ParseDigest(parts[i].Name)
 		if err != nil {
 			return nil // not a part the protocol wrote
 		}
@@ -161,12 +159,12 @@ func (b *Backend) cleanupReferred(ctx context.Context, head *Object) error {
 }
 
 // partCodecKind is the inverse of PartKind.
-func partCodecKind(k Kind) codec.Kind {
+func partCodecKind(k Kind) driver.Kind {
 	switch k {
 	case KindChart:
-		return codec.KindChart
+		return driver.KindChart
 	case KindValues:
-		return codec.KindValues
+		return driver.KindValues
 	}
-	return codec.KindManifest
+	return driver.KindManifest
 }

@@ -25,8 +25,8 @@
 //
 // A count or size an object records (a frame's chunks and bytes) is a
 // claim, not a fact: a reader refuses one that no write could have made
-// (a frame larger than the codec's limits, codec.MaxPartBytes and
-// codec.MaxHeadBytes, allow; more chunks than its bytes make pieces of
+// (a frame larger than the codec's limits, driver.MaxPartBytes and
+// driver.MaxHeadBytes, allow; more chunks than its bytes make pieces of
 // MinChunkBytes), and reads and deletes chunks a window at a time,
 // stopping at a missing one or at more bytes than recorded, so that what
 // a damaged record costs is bounded by what was written, never by what it

@@ -1,8 +1,7 @@
 package cas
 
 import (
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // embedSmallBytes: a full part (not a delta) is embedded in its head only
@@ -17,14 +16,14 @@ const embedSmallBytes = 1 << 10
 // references (an Update keeps them embedded: they have no object). Embedded
 // are h's own values and manifest parts that are deltas or small, while
 // the frames fit in Config.EmbedBytes; never the chart, nor a delta's base.
-func (b *Backend) embedParts(h *backend.Head, add []*codec.Part, carried []EmbeddedFrame) (embedded []EmbeddedFrame, rest []*codec.Part) {
+func (b *Backend) embedParts(h *driver.Head, add []*driver.Part, carried []EmbeddedFrame) (embedded []EmbeddedFrame, rest []*driver.Part) {
 	embedded = carried
 	budget := b.cfg.EmbedBytes
 	for _, e := range carried {
 		budget -= len(e.Data)
 	}
 	for _, p := range add {
-		own := p.Kind != codec.KindChart && p.Digest == h.Digest(p.Kind)
+		own := p.Kind != driver.KindChart && p.Digest == h.Digest(p.Kind)
 		delta := !h.Base(p.Kind).IsZero()
 		if own && (delta || p.Size <= embedSmallBytes) {
 			if f := p.Frame(); len(f) <= budget && (delta || len(f) <= embedSmallBytes) {
@@ -39,7 +38,7 @@ func (b *Backend) embedParts(h *backend.Head, add []*codec.Part, carried []Embed
 }
 
 // carriedFrames returns the frames old embeds for parts h references.
-func carriedFrames(old *Object, h *backend.Head) []EmbeddedFrame {
+func carriedFrames(old *Object, h *driver.Head) []EmbeddedFrame {
 	if old.Head == nil || len(old.Head.Embedded) == 0 {
 		return nil
 	}
@@ -59,7 +58,7 @@ func carriedFrames(old *Object, h *backend.Head) []EmbeddedFrame {
 
 // objectRefs returns those of refs, the parts the head object obj
 // references, that are part objects: not embedded in obj.
-func objectRefs(obj *Object, refs []backend.PartRef) []backend.PartRef {
+func objectRefs(obj *Object, refs []driver.PartRef) []driver.PartRef {
 	if obj.Head == nil || len(obj.Head.Embedded) == 0 {
 		return refs
 	}
@@ -73,17 +72,17 @@ func objectRefs(obj *Object, refs []backend.PartRef) []backend.PartRef {
 }
 
 // embeddedFrames returns the frames obj embeds for the parts h (obj's head)
-// references, by digest, for backend.Head.Frames. Frames for digests h does
+// references, by digest, for driver.Head.Frames. Frames for digests h does
 // not reference are left out (they would stand for nothing).
-func embeddedFrames(obj *Object, h *backend.Head) map[codec.Digest][]byte {
+func embeddedFrames(obj *Object, h *driver.Head) map[driver.Digest][]byte {
 	if obj.Head == nil || len(obj.Head.Embedded) == 0 {
 		return nil
 	}
-	var out map[codec.Digest][]byte
+	var out map[driver.Digest][]byte
 	for _, r := range h.Parts() {
 		if f, ok := obj.Head.Frame(r.Digest.String()); ok {
 			if out == nil {
-				out = map[codec.Digest][]byte{}
+				out = map[driver.Digest][]byte{}
 			}
 			out[r.Digest] = f
 		}
@@ -93,16 +92,16 @@ func embeddedFrames(obj *Object, h *backend.Head) map[codec.Digest][]byte {
 
 // embeddedKind returns the kind of the part with digest d (as text) that
 // the head record h embeds: the kind whose digest in h.Parts is d.
-func embeddedKind(h *HeadRecord, d string) (codec.Kind, bool) {
+func embeddedKind(h *HeadRecord, d string) (driver.Kind, bool) {
 	switch d {
 	case "":
 		return 0, false
 	case h.Parts.Values:
-		return codec.KindValues, true
+		return driver.KindValues, true
 	case h.Parts.Manifest:
-		return codec.KindManifest, true
+		return driver.KindManifest, true
 	case h.Parts.Chart:
-		return codec.KindChart, true
+		return driver.KindChart, true
 	}
 	return 0, false
 }

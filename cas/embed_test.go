@@ -6,9 +6,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -19,21 +19,21 @@ import (
 // them readable, and deleting every revision leaves nothing stored.
 func TestEmbeddedDeltas(t *testing.T) {
 	m := newMemStore()
-	cfg := &helm3.Config{Name: "cas-test", CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout}
+	cfg := &driver.Config{Name: "cas-test", CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout}
 	open := func() (helm3.Store, *cas.Backend) {
 		b := cas.New(adderStore{m}, cas.Config{})
-		return backend.New(b, cfg).Namespace("ns"), b
+		return helm3.New(b, cfg).Namespace("ns"), b
 	}
 	s, b := open()
 	stack := fixture.NewStack(1)
 	r1 := stack.Release("app", "ns", 1)
-	if err := s.Create(backend.MakeKey("app", 1), r1); err != nil {
+	if err := s.Create(driver.MakeKey("app", 1), r1); err != nil {
 		t.Fatal(err)
 	}
 	b.WaitCommits()
 	r2 := stack.Upgrade(r1)
 	calls := snapshotCalls(m)
-	if err := s.Create(backend.MakeKey("app", 2), r2); err != nil {
+	if err := s.Create(driver.MakeKey("app", 2), r2); err != nil {
 		t.Fatal(err)
 	}
 	b.WaitCommits()
@@ -43,7 +43,7 @@ func TestEmbeddedDeltas(t *testing.T) {
 	if d["create"] != 1 || d["addReferrer"] != 2 || d["replace"] != 1 {
 		t.Errorf("values-only upgrade made calls %v; want 1 create (the head), 2 addReferrer, 1 replace (the commit)", d)
 	}
-	head := m.object(cas.Ref{Kind: cas.KindHead, Namespace: "ns", Name: backend.MakeKey("app", 2)})
+	head := m.object(cas.Ref{Kind: cas.KindHead, Namespace: "ns", Name: driver.MakeKey("app", 2)})
 	if head == nil || len(head.Head.Embedded) != 2 {
 		t.Fatalf("revision 2's head embeds %v; want its values and manifest delta", embeddedDigests(head))
 	}
@@ -54,7 +54,7 @@ func TestEmbeddedDeltas(t *testing.T) {
 	// A cold store reads revision 2 without reading what it embeds.
 	cold, _ := open()
 	calls = snapshotCalls(m)
-	got, err := cold.Get(backend.MakeKey("app", 2))
+	got, err := cold.Get(driver.MakeKey("app", 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,23 +67,23 @@ func TestEmbeddedDeltas(t *testing.T) {
 
 	// Helm's Update of the previous revision, then of this one: the frames stay embedded.
 	r2.Info.Status = release.StatusSuperseded
-	if err := s.Update(backend.MakeKey("app", 2), r2); err != nil {
+	if err := s.Update(driver.MakeKey("app", 2), r2); err != nil {
 		t.Fatal(err)
 	}
-	head = m.object(cas.Ref{Kind: cas.KindHead, Namespace: "ns", Name: backend.MakeKey("app", 2)})
+	head = m.object(cas.Ref{Kind: cas.KindHead, Namespace: "ns", Name: driver.MakeKey("app", 2)})
 	if len(head.Head.Embedded) != 2 {
 		t.Errorf("after Update, revision 2's head embeds %v; want the same 2 frames", embeddedDigests(head))
 	}
 	// Deleting revision 1 keeps the keyframe revision 2's delta needs.
-	if _, err := s.Delete(backend.MakeKey("app", 1)); err != nil {
+	if _, err := s.Delete(driver.MakeKey("app", 1)); err != nil {
 		t.Fatal(err)
 	}
 	cold, _ = open()
-	if got, err = cold.Get(backend.MakeKey("app", 2)); err != nil {
+	if got, err = cold.Get(driver.MakeKey("app", 2)); err != nil {
 		t.Fatalf("revision 2 after revision 1 (its keyframe's first user) was deleted: %v", err)
 	}
 	sameRelease(t, got, r2)
-	deleted, err := s.Delete(backend.MakeKey("app", 2))
+	deleted, err := s.Delete(driver.MakeKey("app", 2))
 	if err != nil {
 		t.Fatal(err)
 	}

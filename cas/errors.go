@@ -3,7 +3,7 @@ package cas
 import (
 	"errors"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // The outcomes an ObjectStore reports with these errors (wrapped or not),
@@ -21,8 +21,8 @@ var (
 	ErrVersionMismatch = errors.New("object version mismatch")
 )
 
-// ErrConflict (helm3.ErrConflict) is wrapped when a write kept losing
+// ErrConflict (driver.ErrConflict) is wrapped when a write kept losing
 // compare-and-swap races to other writers until its retry policy (bounded
 // by the operation's context deadline) gave up: nothing of the operation
 // is visible to readers, and retrying it is safe.
-var ErrConflict = helm3.ErrConflict
+var ErrConflict = driver.ErrConflict

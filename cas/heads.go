@@ -9,9 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // headBody is where a head's body goes: inline, or in chunks.
@@ -23,7 +21,7 @@ type headBody struct {
 
 // splitBody decides where h.Body (the record's compressed frame, stored as
 // it is) goes.
-func (b *Backend) splitBody(h *backend.Head) *headBody {
+func (b *Backend) splitBody(h *driver.Head) *headBody {
 	if len(h.Body) <= b.cfg.InlineBodyBytes {
 		return &headBody{inline: h.Body}
 	}
@@ -31,13 +29,13 @@ func (b *Backend) splitBody(h *backend.Head) *headBody {
 	// current body is read from.
 	id := make([]byte, 4)
 	rand.Read(id)
-	return &headBody{frame: h.Body, chunks: &ChunkSet{ID: hex.EncodeToString(id), Count: len(backend.Chunks(h.Body, b.cfg.ChunkBytes)),
-		Size: int64(len(h.Body)), Digest: codec.Sum(h.Body).String()}}
+	return &headBody{frame: h.Body, chunks: &ChunkSet{ID: hex.EncodeToString(id), Count: len(driver.Chunks(h.Body, b.cfg.ChunkBytes)),
+		Size: int64(len(h.Body)), Digest: driver.Sum(h.Body).String()}}
 }
 
 // headObject returns the head object for h, committed, embedding the
 // frames embedded.
-func (b *Backend) headObject(h *backend.Head, body *headBody, embedded []EmbeddedFrame) *Object {
+func (b *Backend) headObject(h *driver.Head, body *headBody, embedded []EmbeddedFrame) *Object {
 	return &Object{Kind: KindHead, Namespace: h.Namespace, Name: b.cfg.HeadName(h.Key), Labels: h.AllLabels(),
 		Head: &HeadRecord{
 			Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
@@ -51,19 +49,19 @@ func (b *Backend) headObject(h *backend.Head, body *headBody, embedded []Embedde
 
 // corruptHead is the error for a head object that cannot be read.
 func corruptHead(obj *Object, format string, a ...any) error {
-	return fmt.Errorf("head object %s in namespace %s: %w: %s", obj.Name, obj.Namespace, codec.ErrCorrupt, fmt.Sprintf(format, a...))
+	return fmt.Errorf("head object %s in namespace %s: %w: %s", obj.Name, obj.Namespace, driver.ErrCorrupt, fmt.Sprintf(format, a...))
 }
 
 // refsHead returns the head obj holds with only what its references need:
 // namespace, key, CreatedAt and digests.
-func refsHead(obj *Object) (*backend.Head, error) {
+func refsHead(obj *Object) (*driver.Head, error) {
 	if obj.Err != nil {
 		return nil, obj.Err
 	}
 	if obj.Head == nil {
 		return nil, corruptHead(obj, "no head record")
 	}
-	h := &backend.Head{Namespace: obj.Namespace, Key: obj.Head.Key, CreatedAt: obj.Head.CreatedAt}
+	h := &driver.Head{Namespace: obj.Namespace, Key: obj.Head.Key, CreatedAt: obj.Head.CreatedAt}
 	if err := h.SetDigestText(obj.Head.Parts); err != nil {
 		return nil, corruptHead(obj, "%v", err)
 	}
@@ -72,7 +70,7 @@ func refsHead(obj *Object) (*backend.Head, error) {
 
 // refsOf returns the part objects obj references (not the parts it
 // embeds).
-func refsOf(obj *Object) ([]backend.PartRef, error) {
+func refsOf(obj *Object) ([]driver.PartRef, error) {
 	h, err := refsHead(obj)
 	if err != nil {
 		return nil, err
@@ -82,11 +80,11 @@ func refsOf(obj *Object) ([]backend.PartRef, error) {
 
 // someRefsOf returns the part objects obj references as far as its
 // digests parse (for cleaning up after a damaged head).
-func someRefsOf(obj *Object) []backend.PartRef {
+func someRefsOf(obj *Object) []driver.PartRef {
 	if obj.Head == nil {
 		return nil
 	}
-	h := backend.Head{Namespace: obj.Namespace}
+	h := driver.Head{Namespace: obj.Namespace}
 	h.SetDigestText(obj.Head.Parts) // those that do not parse stay zero
 	return objectRefs(obj, h.Parts())
 }
@@ -99,16 +97,16 @@ func isPending(obj *Object) bool { _, ok := obj.Labels[LabelPending]; return ok 
 func isHidden(obj *Object) bool { return isPending(obj) && obj.Labels[LabelPending] != PendingParts }
 
 // partRef returns the reference of the part object holding ref.
-func partRef(ref backend.PartRef) Ref {
+func partRef(ref driver.PartRef) Ref {
 	return Ref{Kind: PartKind(ref.Kind), Namespace: ref.Namespace, Name: ref.Digest.String()}
 }
 
 // PartKind returns the kind of the objects holding parts of kind k.
-func PartKind(k codec.Kind) Kind {
+func PartKind(k driver.Kind) Kind {
 	switch k {
-	case codec.KindChart:
+	case driver.KindChart:
 		return KindChart
-	case codec.KindValues:
+	case driver.KindValues:
 		return KindValues
 	default:
 		return KindManifest
@@ -121,7 +119,7 @@ func PartKind(k codec.Kind) Kind {
 // part only when the head drops it or is deleted, so once visible a head
 // stays so. Parts are checked with stale reads first. h, if not nil, is
 // obj's head: a chunked body read for the check is kept in it.
-func (b *Backend) visible(ctx context.Context, obj *Object, h *backend.Head) (bool, error) {
+func (b *Backend) visible(ctx context.Context, obj *Object, h *driver.Head) (bool, error) {
 	if !isPending(obj) {
 		return true, nil
 	}
@@ -166,7 +164,7 @@ func (b *Backend) visible(ctx context.Context, obj *Object, h *backend.Head) (bo
 				return false, err
 			}
 		}
-		if err := b.loadBody(ctx, obj, h); errors.Is(err, codec.ErrCorrupt) {
+		if err := b.loadBody(ctx, obj, h); errors.Is(err, driver.ErrCorrupt) {
 			return false, nil // chunks still being written
 		} else if err != nil {
 			return false, err
@@ -186,7 +184,7 @@ func (b *Backend) keyOf(obj *Object) string {
 
 // headOf returns the head stored in obj, without its body when the body is
 // in chunks (loadBody fetches it).
-func (b *Backend) headOf(obj *Object) (*backend.Head, error) {
+func (b *Backend) headOf(obj *Object) (*driver.Head, error) {
 	if obj.Err != nil {
 		return nil, obj.Err
 	}
@@ -194,7 +192,7 @@ func (b *Backend) headOf(obj *Object) (*backend.Head, error) {
 	if s == nil {
 		return nil, corruptHead(obj, "no head record")
 	}
-	h := &backend.Head{
+	h := &driver.Head{
 		Namespace: obj.Namespace, Key: s.Key, Name: s.Name, Version: s.Version, Status: s.Status, Owner: s.Owner,
 		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt,
 		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
@@ -205,7 +203,7 @@ func (b *Backend) headOf(obj *Object) (*backend.Head, error) {
 		return nil, corruptHead(obj, "its key %q does not match the object's name", s.Key)
 	}
 	for k, v := range obj.Labels {
-		if !backend.IsSystemLabel(k) && !strings.HasPrefix(k, backend.ReservedLabelPrefix) {
+		if !driver.IsSystemLabel(k) && !strings.HasPrefix(k, driver.ReservedLabelPrefix) {
 			h.Labels[k] = v
 		}
 	}
@@ -234,7 +232,7 @@ func bodyChunkNames(obj *Object, cs *ChunkSet) []string {
 }
 
 // loadBody fetches the chunked body of h, stored as obj describes.
-func (b *Backend) loadBody(ctx context.Context, obj *Object, h *backend.Head) error {
+func (b *Backend) loadBody(ctx context.Context, obj *Object, h *driver.Head) error {
 	cs := obj.Head.BodyChunks
 	if cs == nil || h.Body != nil {
 		return nil
@@ -244,21 +242,21 @@ func (b *Backend) loadBody(ctx context.Context, obj *Object, h *backend.Head) er
 	for _, stale := range []bool{true, false} {
 		frame, err := b.readChunks(ctx, bodyChunks(obj, cs), stale)
 		if err != nil {
-			if errors.Is(err, codec.ErrCorrupt) {
+			if errors.Is(err, driver.ErrCorrupt) {
 				return fmt.Errorf("release %q in namespace %q: %w", h.Key, h.Namespace, err)
 			}
 			return err
 		}
-		if frame != nil && codec.Sum(frame).String() == cs.Digest {
+		if frame != nil && driver.Sum(frame).String() == cs.Digest {
 			h.Body = frame
 			return nil
 		}
 	}
-	return fmt.Errorf("release %q in namespace %q: %w: its record's chunks are missing or do not match their digest", h.Key, h.Namespace, codec.ErrCorrupt)
+	return fmt.Errorf("release %q in namespace %q: %w: its record's chunks are missing or do not match their digest", h.Key, h.Namespace, driver.ErrCorrupt)
 }
 
 // Heads returns the visible heads matching q.
-func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
+func (b *Backend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
 	var objs []*Object
 	if q.Key != "" && q.Namespace != "" {
 		obj, err := b.s.Get(ctx, Ref{Kind: KindHead, Namespace: q.Namespace, Name: b.cfg.HeadName(q.Key)}, ReadOptions{})
@@ -275,7 +273,7 @@ func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, 
 			return nil, err
 		}
 	}
-	out := make([]*backend.Head, 0, len(objs))
+	out := make([]*driver.Head, 0, len(objs))
 	for _, obj := range objs {
 		h, err := b.headOrDamaged(ctx, obj, q)
 		if err != nil {
@@ -285,7 +283,7 @@ func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, 
 			out = append(out, h)
 		}
 	}
-	backend.SortHeads(out)
+	driver.SortHeads(out)
 	return out, nil
 }
 
@@ -294,9 +292,9 @@ func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, 
 // break every list, and must stay deletable). One whose body chunks were
 // missing may just have been updated, its old chunks deleted, since it was
 // read: it is read again, and goes by its new version if it has one.
-func (b *Backend) headOrDamaged(ctx context.Context, obj *Object, q backend.Query) (*backend.Head, error) {
+func (b *Backend) headOrDamaged(ctx context.Context, obj *Object, q driver.Query) (*driver.Head, error) {
 	h, err := b.decodeHead(ctx, obj, q)
-	if err == nil || !errors.Is(err, codec.ErrCorrupt) {
+	if err == nil || !errors.Is(err, driver.ErrCorrupt) {
 		return h, err
 	}
 	if obj.Name == "" {
@@ -307,7 +305,7 @@ func (b *Backend) headOrDamaged(ctx context.Context, obj *Object, q backend.Quer
 	} else if gerr != nil {
 		return nil, gerr
 	} else if fresh.UID != obj.UID || fresh.Version != obj.Version {
-		if h, err = b.decodeHead(ctx, fresh, q); err == nil || !errors.Is(err, codec.ErrCorrupt) {
+		if h, err = b.decodeHead(ctx, fresh, q); err == nil || !errors.Is(err, driver.ErrCorrupt) {
 			return h, err
 		}
 		obj = fresh
@@ -330,22 +328,22 @@ func (b *Backend) headOrDamaged(ctx context.Context, obj *Object, q backend.Quer
 // key, which cannot be read because of cause: Namespace and Key, Err, and
 // what the key and the labels tell (name, version, status, owner) for
 // queries.
-func damagedHead(obj *Object, key string, cause error) *backend.Head {
-	if !errors.Is(cause, codec.ErrCorrupt) {
-		cause = fmt.Errorf("%w: %v", codec.ErrCorrupt, cause)
+func damagedHead(obj *Object, key string, cause error) *driver.Head {
+	if !errors.Is(cause, driver.ErrCorrupt) {
+		cause = fmt.Errorf("%w: %v", driver.ErrCorrupt, cause)
 	}
-	h := &backend.Head{Namespace: obj.Namespace, Key: key, Labels: map[string]string{},
+	h := &driver.Head{Namespace: obj.Namespace, Key: key, Labels: map[string]string{},
 		Err: fmt.Errorf("release %q in namespace %q: its head object %s cannot be read: %w", key, obj.Namespace, obj.Name, cause)}
-	if name, version, err := backend.ParseKey(key); err == nil {
+	if name, version, err := driver.ParseKey(key); err == nil {
 		h.Name, h.Version = name, version
 	}
-	h.Status, h.Owner = obj.Labels[backend.LabelStatus], obj.Labels[backend.LabelOwner]
+	h.Status, h.Owner = obj.Labels[driver.LabelStatus], obj.Labels[driver.LabelOwner]
 	return h
 }
 
 // decodeHead returns the head stored in obj, or nil if it is not visible
 // or does not match q.
-func (b *Backend) decodeHead(ctx context.Context, obj *Object, q backend.Query) (*backend.Head, error) {
+func (b *Backend) decodeHead(ctx context.Context, obj *Object, q driver.Query) (*driver.Head, error) {
 	if obj.Err == nil && isHidden(obj) {
 		return nil, nil
 	}
@@ -382,25 +380,25 @@ func (b *Backend) decodeHead(ctx context.Context, obj *Object, q backend.Query) 
 }
 
 // selector returns the Selector of the head objects that may match q.
-func selector(q backend.Query, headName func(string) string) Selector {
+func selector(q driver.Query, headName func(string) string) Selector {
 	sel := Selector{Kind: KindHead, Namespace: q.Namespace, Labels: map[string]string{}}
 	if q.Key != "" {
 		sel.Name = headName(q.Key)
 	}
 	if q.Name != "" {
-		sel.Labels[backend.LabelName] = q.Name
+		sel.Labels[driver.LabelName] = q.Name
 	}
 	if q.Status != "" {
-		sel.Labels[backend.LabelStatus] = q.Status
+		sel.Labels[driver.LabelStatus] = q.Status
 	}
 	if q.Version != nil {
-		sel.Labels[backend.LabelVersion] = strconv.Itoa(*q.Version)
+		sel.Labels[driver.LabelVersion] = strconv.Itoa(*q.Version)
 	}
 	if q.CreatedAt != nil {
-		sel.Labels[backend.LabelCreatedAt] = strconv.FormatInt(*q.CreatedAt, 10)
+		sel.Labels[driver.LabelCreatedAt] = strconv.FormatInt(*q.CreatedAt, 10)
 	}
 	if q.ModifiedAt != nil {
-		sel.Labels[backend.LabelModifiedAt] = strconv.FormatInt(*q.ModifiedAt, 10)
+		sel.Labels[driver.LabelModifiedAt] = strconv.FormatInt(*q.ModifiedAt, 10)
 	}
 	for k, v := range q.Labels {
 		sel.Labels[k] = v
@@ -409,14 +407,14 @@ func selector(q backend.Query, headName func(string) string) Selector {
 }
 
 // getCommitted returns the visible head object stored under key, or
-// helm3.ErrReleaseNotFound.
+// driver.ErrReleaseNotFound.
 func (b *Backend) getCommitted(ctx context.Context, ns, key string) (*Object, error) {
 	obj, err := b.getHead(ctx, ns, b.cfg.HeadName(key))
 	if err != nil {
 		return nil, err
 	}
 	if obj == nil {
-		return nil, helm3.ErrReleaseNotFound
+		return nil, driver.ErrReleaseNotFound
 	}
 	if obj.Err != nil {
 		return nil, obj.Err
@@ -425,7 +423,7 @@ func (b *Backend) getCommitted(ctx context.Context, ns, key string) (*Object, er
 		return nil, corruptHead(obj, "its key does not match the object's name")
 	}
 	if obj, err = b.visibleVersion(ctx, obj, nil); err == nil && obj == nil {
-		err = helm3.ErrReleaseNotFound
+		err = driver.ErrReleaseNotFound
 	}
 	return obj, err
 }
@@ -434,7 +432,7 @@ func (b *Backend) getCommitted(ctx context.Context, ns, key string) (*Object, er
 // changed since obj was read (an Update elsewhere may have committed it and
 // dropped a part obj references), its current version if that is visible;
 // otherwise nil. h, if not nil, is obj's head (as for visible).
-func (b *Backend) visibleVersion(ctx context.Context, obj *Object, h *backend.Head) (*Object, error) {
+func (b *Backend) visibleVersion(ctx context.Context, obj *Object, h *driver.Head) (*Object, error) {
 	if ok, err := b.visible(ctx, obj, h); err != nil || ok {
 		if err != nil {
 			return nil, err

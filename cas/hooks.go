@@ -3,8 +3,7 @@ package cas
 import (
 	"errors"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Hooks are called at the points where a crash or a concurrent writer
@@ -14,11 +13,11 @@ import (
 // Nil hooks are skipped.
 type Hooks struct {
 	// BeforePart: Create or Update, before storing part p.
-	BeforePart func(p *codec.Part) error
+	BeforePart func(p *driver.Part) error
 	// BeforeCommit: Create, head and parts written, not yet committed.
-	BeforeCommit func(h *backend.Head) error
+	BeforeCommit func(h *driver.Head) error
 	// BeforePut: Update, new parts stored, head not yet written.
-	BeforePut func(h *backend.Head) error
+	BeforePut func(h *driver.Head) error
 	// CleanupDecided: a cleanup has read part ref and decided what to do;
 	// its write (delete, or referrer removal) comes next.
 	CleanupDecided func(ref Ref)

@@ -7,8 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // createFirstBytes: parts up to this canonical size that the store has not
@@ -22,12 +21,12 @@ const createFirstBytes = 1 << 20
 // reports as corrupt for the releases that use it, and for them only.
 // With a store that has GetMany, the part objects of one kind and
 // namespace are read in one call (batches), alongside the single reads.
-func (b *Backend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
-	out := make(map[codec.Digest][]byte, len(refs))
+func (b *Backend) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
+	out := make(map[driver.Digest][]byte, len(refs))
 	var mu sync.Mutex
-	read := func(ctx context.Context, ref backend.PartRef, pre *Object) error {
+	read := func(ctx context.Context, ref driver.PartRef, pre *Object) error {
 		frame, err := b.readPart(ctx, ref, pre)
-		if errors.Is(err, codec.ErrCorrupt) {
+		if errors.Is(err, driver.ErrCorrupt) {
 			b.log("helmstore: %s part %s in namespace %q is damaged: %v", ref.Kind, ref.Digest.Short(), ref.Namespace, err)
 			frame, err = []byte{}, nil
 		}
@@ -72,9 +71,9 @@ const batchNames = 64
 // GetMany, the refs of one kind and namespace together (at most batchNames
 // each); otherwise, and for a kind of which refs names one part, one ref
 // each.
-func (b *Backend) batches(refs []backend.PartRef) [][]backend.PartRef {
+func (b *Backend) batches(refs []driver.PartRef) [][]driver.PartRef {
 	if _, ok := b.s.(BatchReader); !ok {
-		out := make([][]backend.PartRef, len(refs))
+		out := make([][]driver.PartRef, len(refs))
 		for i := range refs {
 			out[i] = refs[i : i+1]
 		}
@@ -85,7 +84,7 @@ func (b *Backend) batches(refs []backend.PartRef) [][]backend.PartRef {
 		ns   string
 	}
 	var order []group
-	groups := map[group][]backend.PartRef{}
+	groups := map[group][]driver.PartRef{}
 	for _, r := range refs {
 		ref := partRef(r)
 		g := group{ref.Kind, ref.Namespace}
@@ -94,7 +93,7 @@ func (b *Backend) batches(refs []backend.PartRef) [][]backend.PartRef {
 		}
 		groups[g] = append(groups[g], r)
 	}
-	var out [][]backend.PartRef
+	var out [][]driver.PartRef
 	for _, g := range order {
 		rs := groups[g]
 		if len(rs) == 1 {
@@ -116,7 +115,7 @@ func (b *Backend) batches(refs []backend.PartRef) [][]backend.PartRef {
 // (the part object is read already if pre is not nil); if that does not
 // find the part complete with all its chunks, it is read again before it
 // counts as missing.
-func (b *Backend) readPart(ctx context.Context, ref backend.PartRef, pre *Object) ([]byte, error) {
+func (b *Backend) readPart(ctx context.Context, ref driver.PartRef, pre *Object) ([]byte, error) {
 	if pre != nil {
 		frame, err := b.partFrame(ctx, ref, pre, true)
 		if frame != nil || err != nil {
@@ -133,7 +132,7 @@ func (b *Backend) readPart(ctx context.Context, ref backend.PartRef, pre *Object
 
 // readPartFrom reads one part, stale or not; nil if it is absent,
 // incomplete or missing a chunk.
-func (b *Backend) readPartFrom(ctx context.Context, ref backend.PartRef, stale bool) ([]byte, error) {
+func (b *Backend) readPartFrom(ctx context.Context, ref driver.PartRef, stale bool) ([]byte, error) {
 	obj, err := b.s.Get(ctx, partRef(ref), ReadOptions{Stale: stale})
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -147,12 +146,12 @@ func (b *Backend) readPartFrom(ctx context.Context, ref backend.PartRef, stale b
 // partFrame returns the frame of the part ref held by obj, its part
 // object, reading its chunks (stale or not); nil if it is incomplete or
 // missing a chunk.
-func (b *Backend) partFrame(ctx context.Context, ref backend.PartRef, obj *Object, stale bool) ([]byte, error) {
+func (b *Backend) partFrame(ctx context.Context, ref driver.PartRef, obj *Object, stale bool) ([]byte, error) {
 	if obj.Err != nil {
 		return nil, obj.Err
 	}
 	if obj.Part == nil {
-		return nil, fmt.Errorf("%s part object %s: %w: no part record", ref.Kind, obj.Name, codec.ErrCorrupt)
+		return nil, fmt.Errorf("%s part object %s: %w: no part record", ref.Kind, obj.Name, driver.ErrCorrupt)
 	}
 	if !obj.Part.Complete {
 		return nil, nil
@@ -176,7 +175,7 @@ func partChunkNames(obj *Object) []string {
 
 // ReadChunks reads and joins the named chunk objects of namespace ns, as
 // the protocol reads a chunked frame, consistently (no stale read): nil if
-// one is missing, an error wrapping codec.ErrCorrupt if one is damaged or
+// one is missing, an error wrapping driver.ErrCorrupt if one is damaged or
 // out of place. For tools and tests that look at what a store holds.
 func (b *Backend) ReadChunks(ctx context.Context, ns string, names []string) ([]byte, error) {
 	return b.readChunks(ctx, chunkSet{ns: ns, count: len(names), size: -1, limit: maxPartFrame, names: names, what: "chunks"}, false)
@@ -219,7 +218,7 @@ func (b *Backend) deleteChunks(ctx context.Context, ns string, names []string) e
 // has seen stored, or a large one (whose frame is costly to compute), is
 // referred to first; a small one never seen (new values, a new manifest)
 // is created first.
-func (b *Backend) ensurePart(ctx context.Context, ns string, p *codec.Part, owner Referrer) error {
+func (b *Backend) ensurePart(ctx context.Context, ns string, p *driver.Part, owner Referrer) error {
 	ref := Ref{Kind: PartKind(p.Kind), Namespace: ns, Name: p.Digest.String()}
 	createFirst := !b.knows(ns, p.Digest) && p.Size <= createFirstBytes
 	what := fmt.Sprintf("%s part %s: it kept appearing and disappearing", p.Kind, p.Digest.Short())
@@ -246,7 +245,7 @@ func (b *Backend) ensurePart(ctx context.Context, ns string, p *codec.Part, owne
 			}
 			b.learn(ns, p.Digest)
 			if obj.Part == nil {
-				return true, fmt.Errorf("%s part object %s: %w: no part record", p.Kind, obj.Name, codec.ErrCorrupt)
+				return true, fmt.Errorf("%s part object %s: %w: no part record", p.Kind, obj.Name, driver.ErrCorrupt)
 			}
 			if obj.Part.Complete {
 				return true, nil
@@ -298,7 +297,7 @@ func (b *Backend) addReferrer(ctx context.Context, ref Ref, r Referrer) (*Object
 // createPart stores a new part referred to by owner: inline when small,
 // else as an incomplete part object, its chunks (referred to by the part
 // object), then the part replaced complete.
-func (b *Backend) createPart(ctx context.Context, ns string, p *codec.Part, owner Referrer) error {
+func (b *Backend) createPart(ctx context.Context, ns string, p *driver.Part, owner Referrer) error {
 	frame := p.Frame()
 	obj := &Object{Kind: PartKind(p.Kind), Namespace: ns, Name: p.Digest.String(), Referrers: []Referrer{owner},
 		Part: &PartRecord{Digest: p.Digest.String(), Size: int64(p.Size), StoredSize: int64(len(frame))}}
@@ -307,9 +306,9 @@ func (b *Backend) createPart(ctx context.Context, ns string, p *codec.Part, owne
 		_, err := b.s.Create(ctx, obj)
 		return err
 	}
-	chunks := backend.Chunks(frame, b.cfg.ChunkBytes)
+	chunks := driver.Chunks(frame, b.cfg.ChunkBytes)
 	obj.Part.Chunks = len(chunks)
-	obj.Part.FrameDigest = codec.Sum(frame).String()
+	obj.Part.FrameDigest = driver.Sum(frame).String()
 	stored, err := b.s.Create(ctx, obj)
 	if err != nil {
 		return err
@@ -358,10 +357,10 @@ func (b *Backend) finishPart(ctx context.Context, obj *Object, chunks [][]byte) 
 // usual case: the encoding is deterministic) it writes the missing chunks
 // itself; otherwise it waits, as the retry policy allows, for the other
 // writer.
-func (b *Backend) completePart(ctx context.Context, p *codec.Part, obj *Object) error {
+func (b *Backend) completePart(ctx context.Context, p *driver.Part, obj *Object) error {
 	frame := p.Frame()
-	chunks := backend.Chunks(frame, b.cfg.ChunkBytes)
-	if obj.Part.FrameDigest == codec.Sum(frame).String() && obj.Part.Chunks == len(chunks) {
+	chunks := driver.Chunks(frame, b.cfg.ChunkBytes)
+	if obj.Part.FrameDigest == driver.Sum(frame).String() && obj.Part.Chunks == len(chunks) {
 		return b.finishPart(ctx, obj, chunks)
 	}
 	what := fmt.Sprintf("%s part %s: being written by another client with a different encoding, it did not complete", p.Kind, p.Digest.Short())
@@ -385,7 +384,7 @@ func (b *Backend) completePart(ctx context.Context, p *codec.Part, obj *Object) 
 // write carries the version it was decided on, so a referrer added
 // concurrently (ensurePart) makes it look again instead of deleting a part
 // that is about to be referenced.
-func (b *Backend) cleanupPart(ctx context.Context, ns string, k codec.Kind, d codec.Digest, owner string) error {
+func (b *Backend) cleanupPart(ctx context.Context, ns string, k driver.Kind, d driver.Digest, owner string) error {
 	ref := Ref{Kind: PartKind(k), Namespace: ns, Name: d.String()}
 	what := fmt.Sprintf("clean up %s part %s: its referrers kept changing", k, d.Short())
 	return b.cfg.Retry.Do(ctx, what, func(ctx context.Context) (bool, error) {
@@ -416,7 +415,7 @@ func (b *Backend) collectPart(ctx context.Context, obj *Object, owner string) (d
 	if h := b.cfg.Hooks.CleanupDecided; h != nil {
 		h(obj.Ref())
 	}
-	d, _ := codec.ParseDigest(obj.Name)
+	d, _ := driver.ParseDigest(obj.Name)
 	if len(keep) == 0 {
 		err := b.s.Delete(ctx, obj.Ref(), obj.Version)
 		switch {

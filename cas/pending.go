@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // markPending labels obj, a head about to be created, pending=parts, with
@@ -109,7 +109,7 @@ func (b *Backend) rollback(ctx context.Context, head *Object) error {
 	cur := head
 	err := b.cfg.Retry.Do(ctx, fmt.Sprintf("roll back the create of release %q in namespace %q", key, head.Namespace), func(ctx context.Context) (bool, error) {
 		if !isHidden(cur) {
-			labels := map[string]string{backend.LabelOwner: head.Head.Owner}
+			labels := map[string]string{driver.LabelOwner: head.Head.Owner}
 			for _, l := range []string{LabelWriter, LabelPendingUntil} {
 				if v, ok := head.Labels[l]; ok {
 					labels[l] = v

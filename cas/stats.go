@@ -4,8 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Stats counts the visible heads of ns ("": all namespaces) and the parts,
@@ -14,22 +13,22 @@ import (
 // (Object.StoredBytes) plus chunked bodies, less the frames they embed;
 // PartBytes the stored frames of the parts (every embedded copy);
 // RawPartBytes their canonical size.
-func (b *Backend) Stats(ctx context.Context, ns string) (helm3.Stats, error) {
-	s := helm3.Stats{Parts: map[string]int{}}
+func (b *Backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+	s := driver.Stats{Parts: map[string]int{}}
 	var mu sync.Mutex
 	type partID struct {
-		kind   codec.Kind
+		kind   driver.Kind
 		ns, id string
 	}
 	parts := map[partID]bool{}
-	count := func(k codec.Kind, ns, d string, raw int64) {
+	count := func(k driver.Kind, ns, d string, raw int64) {
 		if id := (partID{k, ns, d}); !parts[id] {
 			parts[id] = true
 			s.Parts[k.String()]++
 			s.RawPartBytes += raw
 		}
 	}
-	err := b.parallel(ctx, 1+len(codec.Kinds), func(ctx context.Context, i int) error {
+	err := b.parallel(ctx, 1+len(driver.Kinds()), func(ctx context.Context, i int) error {
 		if i == 0 {
 			objs, err := b.s.List(ctx, Selector{Kind: KindHead, Namespace: ns})
 			if err != nil {
@@ -62,7 +61,7 @@ func (b *Backend) Stats(ctx context.Context, ns string) (helm3.Stats, error) {
 			}
 			return nil
 		}
-		k := codec.Kinds[i-1]
+		k := driver.Kinds()[i-1]
 		objs, err := b.s.List(ctx, Selector{Kind: PartKind(k), Namespace: ns})
 		if err != nil {
 			return err

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // ObjectStore is the small compare-and-swap object store the protocol runs
@@ -32,7 +32,7 @@ type ObjectStore interface {
 	// opt may let the store answer from a cache (Stale) or without the
 	// record (Meta). An object stored in a form the store cannot decode
 	// is returned, as far as it decodes, with Err set (wrapping
-	// codec.ErrCorrupt), not as an error.
+	// driver.ErrCorrupt), not as an error.
 	Get(ctx context.Context, ref Ref, opt ReadOptions) (*Object, error)
 
 	// Replace writes obj over the object of the same kind, namespace and
@@ -190,7 +190,7 @@ type HeadRecord struct {
 	CreatedAt  int64
 	ModifiedAt int64
 
-	// The summary fields of backend.Head, for stores that show them.
+	// The summary fields of driver.Head, for stores that show them.
 	ChartName, ChartVersion, AppVersion string
 	Updated, Description                string
 
@@ -201,7 +201,7 @@ type HeadRecord struct {
 	// They need no object, referrer or read of their own, and go with the
 	// head. Every other digest in Parts names a part object.
 	Embedded []EmbeddedFrame
-	// Body is the head's body frame (backend.Head.Body) when it is kept
+	// Body is the head's body frame (driver.Head.Body) when it is kept
 	// in the object; BodyChunks is set instead when it is in chunks.
 	Body       []byte
 	BodyChunks *ChunkSet
@@ -241,7 +241,7 @@ func (h *HeadRecord) Clone() *HeadRecord {
 }
 
 // PartDigests are the digests of a head's parts, as stored.
-type PartDigests = backend.DigestText
+type PartDigests = driver.DigestText
 
 // ChunkSet describes a head body stored in Count chunk objects named
 // ChunkName(head UID, ID, i): Size bytes whose SHA-256 is Digest.

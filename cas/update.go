@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Update replaces the head stored under h.Key; the last writer wins, as in
@@ -21,11 +19,11 @@ import (
 // are deleted when no other live head refers to them. An Update that finds
 // the head gone (deleted by another client since this store saw it)
 // removes the referrers it added for it (unwrite) before reporting
-// helm3.ErrReleaseNotFound.
+// driver.ErrReleaseNotFound.
 //
 // The store's own Updates of one release run one at a time, after the
 // release's background commit.
-func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+func (b *Backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	unlock, err := b.writing.lock(ctx, h.Namespace, h.Key)
 	if err != nil {
 		return err
@@ -43,7 +41,7 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 	body := b.splitBody(h)
 	var (
 		updated *Object
-		drop    []backend.PartRef
+		drop    []driver.PartRef
 	)
 	err = b.cfg.Retry.Do(ctx, fmt.Sprintf("update release %q in namespace %q", h.Key, h.Namespace), func(ctx context.Context) (bool, error) {
 		obj, gone, w, err := b.put(ctx, h, parts, old, body)
@@ -55,7 +53,7 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 			// Changed since old: write over what it is now.
 			b.seen.forget(h.Namespace, h.Key, old.Version)
 			cur, err := b.getCommitted(ctx, h.Namespace, h.Key)
-			if err == nil && cur.UID != old.UID || errors.Is(err, helm3.ErrReleaseNotFound) {
+			if err == nil && cur.UID != old.UID || errors.Is(err, driver.ErrReleaseNotFound) {
 				b.unwrite(w) // old's head is gone: deleted, or deleted and created again
 			}
 			if err != nil {
@@ -66,7 +64,7 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 		case errors.Is(err, ErrNotFound):
 			b.seen.forget(h.Namespace, h.Key, old.Version)
 			b.unwrite(w)
-			return true, helm3.ErrReleaseNotFound
+			return true, driver.ErrReleaseNotFound
 		}
 		return true, err
 	})
@@ -81,13 +79,13 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 // the parts h references that old does not, and returns it as written with
 // the references old holds and h does not. What it wrote under old's UID
 // before the head's write is returned also when that write fails.
-func (b *Backend) put(ctx context.Context, h *backend.Head, parts []*codec.Part, old *Object, body *headBody) (*Object, []backend.PartRef, *written, error) {
+func (b *Backend) put(ctx context.Context, h *driver.Head, parts []*driver.Part, old *Object, body *headBody) (*Object, []driver.PartRef, *written, error) {
 	oldH, err := refsHead(old)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	h.KeepCreatedAt(oldH)
-	add, drop, err := backend.DiffStoredParts(oldH, h, parts)
+	add, drop, err := driver.DiffStoredParts(oldH, h, parts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -119,7 +117,7 @@ func (b *Backend) put(ctx context.Context, h *backend.Head, parts []*codec.Part,
 // it, and the chunks of its new body.
 type written struct {
 	head   *Object
-	parts  []*codec.Part
+	parts  []*driver.Part
 	chunks []string
 }
 
@@ -151,7 +149,7 @@ func (b *Backend) unwrite(w *written) {
 
 // dropUnreferenced cleans up what old referenced and updated does not: the
 // parts gone (the head stops referring to them) and an old chunked body.
-func (b *Backend) dropUnreferenced(ctx context.Context, old, updated *Object, gone []backend.PartRef) error {
+func (b *Backend) dropUnreferenced(ctx context.Context, old, updated *Object, gone []driver.PartRef) error {
 	var body *chunkSet
 	if cs := old.Head.BodyChunks; cs != nil && (updated.Head.BodyChunks == nil || updated.Head.BodyChunks.ID != cs.ID) {
 		c := bodyChunks(old, cs)

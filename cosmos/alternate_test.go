@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
 )
 

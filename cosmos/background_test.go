@@ -13,8 +13,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // stallReplaces is a per-call policy that, while on, holds every replace
@@ -60,9 +60,9 @@ func TestStuckCommitBounded(t *testing.T) {
 	conn := connString(t)
 	stall := &stallReplaces{}
 	var logs logLines
-	s, _ := openTest(t, conn, options{perCall: []policy.Policy{stall}}, helm3.WithTimeout(bound), func(c *helm3.Config) { c.Log = logs.log })
+	s, _ := openTest(t, conn, options{perCall: []policy.Policy{stall}}, helm3.WithTimeout(bound), func(c *driver.Config) { c.Log = logs.log })
 	ns := s.Namespace("stuck")
-	k := backend.MakeKey("app", 1)
+	k := driver.MakeKey("app", 1)
 	stall.on.Store(true)
 	if err := ns.Create(k, smallRelease("app", "stuck", 1, release.StatusDeployed)); err != nil {
 		t.Fatalf("create (its commit hangs in the background): %v", err)

@@ -6,8 +6,8 @@ import (
 
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 

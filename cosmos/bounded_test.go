@@ -10,10 +10,10 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -42,8 +42,8 @@ type reshapeRun struct {
 
 func newReshapeRun(t *testing.T, s helm3.Store, tp tamperer, ns string) reshapeRun {
 	t.Helper()
-	r := reshapeRun{ns: ns, large: backend.MakeKey("large", 1), app: backend.MakeKey("app", 1), web: backend.MakeKey("web", 1),
-		up: backend.MakeKey("app", 2), uses: map[string]map[string]bool{}}
+	r := reshapeRun{ns: ns, large: driver.MakeKey("large", 1), app: driver.MakeKey("app", 1), web: driver.MakeKey("web", 1),
+		up: driver.MakeKey("app", 2), uses: map[string]map[string]bool{}}
 	v := s.Namespace(ns)
 	up := smallRelease("app", ns, 2, release.StatusDeployed)
 	up.Config["replicas"] = 7.0

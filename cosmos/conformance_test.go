@@ -4,10 +4,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 )
 
 // harness opens each store on a new container of the test server; Reopen

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Defaults of the connection string's Database and Container.
@@ -58,7 +58,7 @@ type settings struct {
 func parseConnectionString(s string) (settings, error) {
 	set := settings{database: DefaultDatabase, container: DefaultContainer}
 	if strings.TrimSpace(s) == "" {
-		return set, fmt.Errorf("no connection string: set %s to AccountEndpoint=https://...;AccountKey=...;Database=...;Container=...;", helm3.ConnectionStringEnv(Name))
+		return set, fmt.Errorf("no connection string: set %s to AccountEndpoint=https://...;AccountKey=...;Database=...;Container=...;", driver.ConnectionStringEnv(Name))
 	}
 	for i, pair := range strings.Split(s, ";") {
 		if strings.TrimSpace(pair) == "" {

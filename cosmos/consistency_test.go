@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/helmstore/helmstore/helm3"
 )
 
@@ -14,7 +16,7 @@ import (
 // account with several write regions is refused whatever it allows.
 func TestConsistencyChecked(t *testing.T) {
 	conn := strings.Replace(connString(t), "AllowWeakConsistency=true;", "", 1)
-	cfg := &helm3.Config{Name: Name, ConnectionString: conn, Timeout: helm3.DefaultTimeout}
+	cfg := &driver.Config{Name: Name, ConnectionString: conn, Timeout: helm3.DefaultTimeout}
 	s, err := Open(context.Background(), cfg)
 	if err == nil {
 		s.Close()

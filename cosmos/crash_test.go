@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
 )
 
@@ -88,7 +90,7 @@ type crashResult struct {
 	whole      bool // the failed op is visible whole all the same
 }
 
-func quiet(cfg *helm3.Config) { cfg.Log = func(string, ...interface{}) {} }
+func quiet(cfg *driver.Config) { cfg.Log = func(string, ...interface{}) {} }
 
 // exec runs r: setup by a writer that does not die, the scenario's ops by
 // one that dies after r.limit item writes, then a fresh store checks what

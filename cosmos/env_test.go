@@ -5,8 +5,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -76,12 +78,16 @@ func openTest(t testing.TB, conn string, o options, opts ...helm3.Option) (helm3
 // tryOpen opens a store on conn with o as openTest does, returning Open's
 // error.
 func tryOpen(conn string, o options, opts ...helm3.Option) (helm3.Store, *cas.Backend, error) {
-	cfg := &helm3.Config{Name: Name, ConnectionString: conn, CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout}
+	cfg := &driver.Config{Name: Name, ConnectionString: conn, CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout}
 	for _, opt := range opts {
 		opt(cfg)
 	}
 	if o.observe == nil {
 		o.observe = itemSizes.observe
 	}
-	return open(context.Background(), cfg, o)
+	b, cb, err := open(context.Background(), cfg, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return helm3.New(b, cfg), cb, nil
 }

@@ -6,16 +6,17 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/cas"
 )
 
 // ErrUnavailable is wrapped by errors of a Cosmos DB account that could not
 // be reached or answered with a transport or server failure (5xx, or 429
 // until the operation's deadline): never "not found".
-var ErrUnavailable = fmt.Errorf("%w: the Cosmos DB account did not answer", helm3.ErrUnavailable)
+var ErrUnavailable = fmt.Errorf("%w: the Cosmos DB account did not answer", driver.ErrUnavailable)
 
 // substatusOwnerMissing is Cosmos DB's sub-status of a 404 for a missing
 // database or container (as opposed to a missing item).
@@ -45,7 +46,7 @@ func statusOf(err error) (int, string) {
 
 // mapError turns an error of a call on the object what into the protocol's
 // sentinels (404 item: cas.ErrNotFound, 409: cas.ErrExists, 412:
-// cas.ErrVersionMismatch, 401 and 403: helm3.ErrAccessDenied) or a
+// cas.ErrVersionMismatch, 401 and 403: driver.ErrAccessDenied) or a
 // described error; transport and server
 // failures, and a deadline passed waiting for the account, wrap
 // ErrUnavailable. The SDK's error text (which quotes the
@@ -73,7 +74,7 @@ func mapError(op, what string, err error) error {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		// A key the account refuses, an Azure AD identity without a
 		// data-plane role, a firewall rule: a setting to fix.
-		return fmt.Errorf("cosmos %s %s: %w (%s)", op, what, helm3.ErrAccessDenied, brief(err))
+		return fmt.Errorf("cosmos %s %s: %w (%s)", op, what, driver.ErrAccessDenied, brief(err))
 	case code == http.StatusRequestEntityTooLarge:
 		return fmt.Errorf("cosmos %s %s: the item is larger than Cosmos DB accepts (%s)", op, what, brief(err))
 	case code == http.StatusTooManyRequests || code >= 500 || code == http.StatusRequestTimeout:

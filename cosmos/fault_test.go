@@ -17,9 +17,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -114,11 +114,11 @@ func TestThrottling(t *testing.T) {
 	for v := 1; v <= 3; v++ {
 		p.throttle.Store(3)
 		r := smallRelease("app", "throttle", v, release.StatusDeployed)
-		if err := ns.Create(backend.MakeKey("app", v), r); err != nil {
+		if err := ns.Create(driver.MakeKey("app", v), r); err != nil {
 			t.Fatalf("create v%d under throttling: %v", v, err)
 		}
 		p.throttle.Store(2)
-		if _, err := ns.Get(backend.MakeKey("app", v)); err != nil {
+		if _, err := ns.Get(driver.MakeKey("app", v)); err != nil {
 			t.Fatalf("get v%d under throttling: %v", v, err)
 		}
 	}
@@ -135,7 +135,7 @@ func TestThrottling(t *testing.T) {
 	short, _ := openTest(t, p.proxied(conn), options{}, helm3.WithTimeout(2*time.Second))
 	defer short.Close()
 	p.always.Store(true)
-	_, err = short.Namespace("throttle").Get(backend.MakeKey("app", 1))
+	_, err = short.Namespace("throttle").Get(driver.MakeKey("app", 1))
 	p.always.Store(false)
 	if err == nil || errors.Is(err, helm3.ErrReleaseNotFound) || !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("get during a 429 storm past the deadline: %v; want an unavailable error, not not-found", err)
@@ -152,28 +152,28 @@ func TestConnectionCut(t *testing.T) {
 	s, _ := openTest(t, p.proxied(conn), options{}, helm3.WithTimeout(30*time.Second))
 	defer s.Close()
 	ns := s.Namespace("cut")
-	if err := ns.Create(backend.MakeKey("app", 1), smallRelease("app", "cut", 1, release.StatusDeployed)); err != nil {
+	if err := ns.Create(driver.MakeKey("app", 1), smallRelease("app", "cut", 1, release.StatusDeployed)); err != nil {
 		t.Fatal(err)
 	}
 	p.cut.Store(true)
-	if _, err := ns.Get(backend.MakeKey("app", 1)); err == nil || errors.Is(err, helm3.ErrReleaseNotFound) || !errors.Is(err, ErrUnavailable) {
+	if _, err := ns.Get(driver.MakeKey("app", 1)); err == nil || errors.Is(err, helm3.ErrReleaseNotFound) || !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("get with the connection cut: %v; want unavailable, not not-found", err)
 	}
-	if _, err := ns.Get(backend.MakeKey("missing", 1)); err == nil || errors.Is(err, helm3.ErrReleaseNotFound) {
+	if _, err := ns.Get(driver.MakeKey("missing", 1)); err == nil || errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get of a missing release with the connection cut: %v; want an error that is not not-found", err)
 	}
-	err := ns.Create(backend.MakeKey("app", 2), smallRelease("app", "cut", 2, release.StatusDeployed))
+	err := ns.Create(driver.MakeKey("app", 2), smallRelease("app", "cut", 2, release.StatusDeployed))
 	if err == nil || errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create with the connection cut: %v; want a failure that is not exists", err)
 	}
 	p.cut.Store(false)
-	if _, err := ns.Get(backend.MakeKey("app", 1)); err != nil {
+	if _, err := ns.Get(driver.MakeKey("app", 1)); err != nil {
 		t.Fatalf("get after the network came back: %v", err)
 	}
-	if _, err := ns.Get(backend.MakeKey("app", 2)); !errors.Is(err, helm3.ErrReleaseNotFound) {
+	if _, err := ns.Get(driver.MakeKey("app", 2)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("the create that failed with the connection cut is visible (or the read failed): %v", err)
 	}
-	if err := ns.Create(backend.MakeKey("app", 2), smallRelease("app", "cut", 2, release.StatusDeployed)); err != nil {
+	if err := ns.Create(driver.MakeKey("app", 2), smallRelease("app", "cut", 2, release.StatusDeployed)); err != nil {
 		t.Fatalf("create again after the network came back: %v", err)
 	}
 }

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // MaxItemBytes is the largest item JSON the store writes: Cosmos DB's limit
@@ -141,7 +140,7 @@ func partitionKey(ref cas.Ref) string {
 	switch ref.Kind {
 	case cas.KindHead:
 		name := ref.Name
-		if n, _, err := backend.ParseKey(ref.Name); err == nil {
+		if n, _, err := driver.ParseKey(ref.Name); err == nil {
 			name = n
 		}
 		return "h/" + ref.Namespace + "/" + name
@@ -217,7 +216,7 @@ func toItem(obj *cas.Object) *item {
 
 // object returns the object it holds, read as stored bytes. An item that
 // is not what ref names, or has no record of its kind, comes back with Err
-// set (wrapping codec.ErrCorrupt).
+// set (wrapping driver.ErrCorrupt).
 func (it *item) object(ref cas.Ref, meta bool) *cas.Object {
 	obj := &cas.Object{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: it.UID, Version: it.ETag,
 		Created: time.UnixMilli(it.Created), Labels: it.Labels}
@@ -228,7 +227,7 @@ func (it *item) object(ref cas.Ref, meta bool) *cas.Object {
 		obj.Referrers = append(obj.Referrers, cas.Referrer{Kind: r.Kind, Name: r.Name, UID: r.UID})
 	}
 	bad := func(format string, a ...any) *cas.Object {
-		obj.Err = fmt.Errorf("cosmos item %s in partition %s: %w: %s", it.ID, it.PK, codec.ErrCorrupt, fmt.Sprintf(format, a...))
+		obj.Err = fmt.Errorf("cosmos item %s in partition %s: %w: %s", it.ID, it.PK, driver.ErrCorrupt, fmt.Sprintf(format, a...))
 		return obj
 	}
 	if parseKindName(it.Kind) != ref.Kind || it.NS != ref.Namespace || it.Name != ref.Name {

@@ -12,16 +12,15 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Name is the driver name the package registers.
 const Name = "cosmos"
 
 func init() {
-	helm3.Register(Name, Open)
+	driver.Register(Name, Open)
 }
 
 // Sizes of the protocol's objects on Cosmos DB (cas.Config). A chunk of
@@ -56,12 +55,12 @@ type options struct {
 // Open opens the Cosmos DB container cfg.ConnectionString names (see
 // parseConnectionString), creating the database and the container if they
 // are missing.
-func Open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 	s, _, err := open(ctx, cfg, options{})
 	return s, err
 }
 
-func open(ctx context.Context, cfg *helm3.Config, o options) (helm3.Store, *cas.Backend, error) {
+func open(ctx context.Context, cfg *driver.Config, o options) (driver.Backend, *cas.Backend, error) {
 	set, err := parseConnectionString(cfg.ConnectionString)
 	if err != nil {
 		return nil, nil, err
@@ -98,7 +97,7 @@ func open(ctx context.Context, cfg *helm3.Config, o options) (helm3.Store, *cas.
 		store = o.wrap(st)
 	}
 	b := cas.New(store, pc)
-	return backend.New(b, cfg), b, nil
+	return b, b, nil
 }
 
 // newClient returns the SDK client for set: a key credential when the

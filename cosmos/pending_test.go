@@ -11,9 +11,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // errAnswerLost is what a request whose answer loseAnswers dropped fails
@@ -53,7 +53,7 @@ func (l *loseAnswers) Do(req *policy.Request) (*http.Response, error) {
 // said not found.
 func TestLostAnswersThenRetry(t *testing.T) {
 	conn := connString(t)
-	k := backend.MakeKey("app", 1)
+	k := driver.MakeKey("app", 1)
 	r := smallRelease("app", "lost", 1, release.StatusDeployed)
 	// The reference: the same release stored by a store without faults.
 	ref, _ := openTest(t, connString(t), options{})
@@ -126,7 +126,7 @@ func TestDeadWriterPendingWindow(t *testing.T) {
 	const timeout = 3 * time.Second
 	conn := connString(t)
 	cfg := cas.Config{ClockSkew: time.Second}
-	k := backend.MakeKey("app", 1)
+	k := driver.MakeKey("app", 1)
 	r := smallRelease("app", "dead", 1, release.StatusDeployed)
 	ks := &killSwitch{limit: 1} // the head's create, then nothing
 	w, _ := openTest(t, conn, options{protocol: &cfg, perCall: []policy.Policy{ks}}, helm3.WithTimeout(timeout), quiet)

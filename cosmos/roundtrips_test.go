@@ -6,10 +6,10 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // TestRoundTrips counts the HTTP round trips (requests), the sequential
@@ -25,7 +25,7 @@ func TestRoundTrips(t *testing.T) {
 	s, b := openTest(t, conn, options{counter: &c})
 	defer s.Close()
 	ns := s.Namespace("rt")
-	key := func(v int) string { return backend.MakeKey("app", v) }
+	key := func(v int) string { return driver.MakeKey("app", v) }
 	rel := func(v int) *release.Release { return drivertest.ValuesOnlyRelease("app", "rt", v) }
 	// measure runs fn and checks its round trips (requests) and
 	// sequential steps (requests in flight together count once) against
@@ -132,14 +132,14 @@ func TestConnectionsReused(t *testing.T) {
 	defer s.Close()
 	ns := s.Namespace("conns")
 	for v := 1; v <= 3; v++ {
-		if err := ns.Create(backend.MakeKey("app", v), drivertest.ValuesOnlyRelease("app", "conns", v)); err != nil {
+		if err := ns.Create(driver.MakeKey("app", v), drivertest.ValuesOnlyRelease("app", "conns", v)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	b.WaitCommits()
 	c.Reset()
 	for range 20 {
-		if _, err := ns.Get(backend.MakeKey("app", 3)); err != nil {
+		if _, err := ns.Get(driver.MakeKey("app", 3)); err != nil {
 			t.Fatal(err)
 		}
 		if rs, err := ns.Query(map[string]string{"name": "app", "owner": "helm"}); err != nil || len(rs) != 3 {
@@ -168,14 +168,14 @@ func TestCreateBound(t *testing.T) {
 	ns := s.Namespace("bound")
 	rs := drivertest.StackRevisions("app", "bound", 4)
 	for _, r := range rs[:2] {
-		if err := ns.Create(backend.MakeKey("app", r.Version), r); err != nil {
+		if err := ns.Create(driver.MakeKey("app", r.Version), r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, r := range rs[2:] {
 		b.WaitCommits()
 		c.Reset()
-		if err := ns.Create(backend.MakeKey("app", r.Version), r); err != nil {
+		if err := ns.Create(driver.MakeKey("app", r.Version), r); err != nil {
 			t.Fatal(err)
 		}
 		n, steps := c.RoundTrips(), c.Steps()
@@ -183,7 +183,7 @@ func TestCreateBound(t *testing.T) {
 		if n > 3 || steps > 2 {
 			t.Errorf("values-only Create of v%d: %d requests in %d steps, want at most 1 + 2 new parts = 3, in 2", r.Version, n, steps)
 		}
-		got, err := ns.Get(backend.MakeKey("app", r.Version))
+		got, err := ns.Get(driver.MakeKey("app", r.Version))
 		if err != nil || got.Config["prometheus"] == nil || len(got.Chart.Templates) != len(r.Chart.Templates) {
 			t.Fatalf("v%d read back: %v", r.Version, err)
 		}

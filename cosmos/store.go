@@ -16,9 +16,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // objectStore is cas.ObjectStore (and cas.ReferrerAdder) over one Cosmos DB
@@ -140,7 +139,7 @@ func decode(ref cas.Ref, b []byte, meta bool) *cas.Object {
 func objectOf(ref cas.Ref, b []byte, it *item, err error, meta bool) *cas.Object {
 	if err != nil {
 		return &cas.Object{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Labels: map[string]string{},
-			Err: fmt.Errorf("cosmos item of %s: %w: %v", describe(ref), codec.ErrCorrupt, err)}
+			Err: fmt.Errorf("cosmos item of %s: %w: %v", describe(ref), driver.ErrCorrupt, err)}
 	}
 	obj := it.object(ref, meta)
 	obj.StoredBytes = int64(len(b))
@@ -250,7 +249,7 @@ func (s *objectStore) List(ctx context.Context, sel cas.Selector) ([]*cas.Object
 		add("ARRAY_CONTAINS(c.lk, @v)", k)
 	}
 	pk := azcosmos.NewPartitionKey() // cross-partition
-	if name := sel.Labels[backend.LabelName]; sel.Kind == cas.KindHead && sel.Namespace != "" && name != "" {
+	if name := sel.Labels[driver.LabelName]; sel.Kind == cas.KindHead && sel.Namespace != "" && name != "" {
 		pk = azcosmos.NewPartitionKeyString(headPartition(sel.Namespace, name))
 	}
 	query := "SELECT " + fields + " FROM c WHERE " + strings.Join(where, " AND ")

@@ -11,10 +11,10 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
@@ -240,7 +240,7 @@ func TestTamperer(t *testing.T) {
 	tp := newTamperer(b)
 	ctx := context.Background()
 	r := fixture.LargeRelease("large", "tamper", 1)
-	k := backend.MakeKey("large", 1)
+	k := driver.MakeKey("large", 1)
 	ns := s.Namespace("tamper")
 	if err := ns.Create(k, r); err != nil {
 		t.Fatal(err)
@@ -265,7 +265,7 @@ func TestTamperer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chart := split.Digest(codec.KindChart).String()
+	chart := split.Digest(driver.KindChart).String()
 	frame, err := tp.Part(ctx, "tamper", chart)
 	if err != nil {
 		t.Fatal(err)

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/internal/engine"
+
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -43,8 +44,8 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
 	reader, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	g := newGate()
-	b.hooks.BeforePart = func(p *codec.Part) error {
-		if p.Kind == codec.KindValues {
+	b.hooks.BeforePart = func(p *driver.Part) error {
+		if p.Kind == driver.KindValues {
 			g.hold()
 		}
 		return nil
@@ -107,7 +108,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
 	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	var g *gate
-	b.hooks.BeforeCommit = func(*backend.Head) error {
+	b.hooks.BeforeCommit = func(*driver.Head) error {
 		g.hold()
 		return nil
 	}
@@ -209,7 +210,7 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 	crash := func(name string) {
-		b.hooks.BeforePart = crashAt(codec.KindValues)
+		b.hooks.BeforePart = crashAt(driver.KindValues)
 		defer func() { b.hooks.BeforePart = nil }()
 		// Same chart as "keep" (shared), its own values and manifest.
 		if err := s.Create(key(name, 1), variant(smallVariant(name, ns, 1, 2, "shared"), 2)); !errors.Is(err, cas.ErrCrash) {
@@ -289,8 +290,8 @@ func (g *gate) run(op func() error) <-chan error {
 
 // crashAt is a beforePart hook that stops, as a crash would, at the part
 // of kind k.
-func crashAt(k codec.Kind) func(*codec.Part) error {
-	return func(p *codec.Part) error {
+func crashAt(k driver.Kind) func(*driver.Part) error {
+	return func(p *driver.Part) error {
 		if p.Kind == k {
 			return cas.ErrCrash
 		}
@@ -306,7 +307,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	b.hooks.BeforeCommit = func(*backend.Head) error { return cas.ErrCrash }
+	b.hooks.BeforeCommit = func(*driver.Head) error { return cas.ErrCrash }
 	r := smallRelease("app", ns, 1, "c")
 	if err := s.Create(key("app", 1), r); !errors.Is(err, cas.ErrCrash) {
 		t.Fatalf("crash: %v", err)
@@ -327,7 +328,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 		t.Fatalf("a stale, complete release is not committed by the cleanup: labels %v", l)
 	}
 	// A Delete's sweep of the namespace commits one too.
-	b.hooks.BeforeCommit = func(*backend.Head) error { return cas.ErrCrash }
+	b.hooks.BeforeCommit = func(*driver.Head) error { return cas.ErrCrash }
 	r2 := smallRelease("app", ns, 2, "c")
 	if err := s.Create(key("app", 2), r2); !errors.Is(err, cas.ErrCrash) {
 		t.Fatalf("crash: %v", err)
@@ -363,14 +364,14 @@ func TestFailedCreateRollsBack(t *testing.T) {
 	injected := errors.New("injected failure")
 	for _, at := range []string{"part", "commit"} {
 		if at == "part" {
-			b.hooks.BeforePart = func(p *codec.Part) error {
-				if p.Kind == codec.KindManifest {
+			b.hooks.BeforePart = func(p *driver.Part) error {
+				if p.Kind == driver.KindManifest {
 					return injected
 				}
 				return nil
 			}
 		} else {
-			b.hooks.BeforeCommit = func(*backend.Head) error { return injected }
+			b.hooks.BeforeCommit = func(*driver.Head) error { return injected }
 		}
 		err := s.Create(key("app", 1), fixture.LargeRelease("app", ns, 1))
 		if !errors.Is(err, injected) || !strings.Contains(err.Error(), key("app", 1)) {
@@ -384,7 +385,7 @@ func TestFailedCreateRollsBack(t *testing.T) {
 	// and the Create reports success, since it did happen.
 	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
 	r := fixture.LargeRelease("app", ns, 1)
-	b.hooks.BeforeCommit = func(*backend.Head) error {
+	b.hooks.BeforeCommit = func(*driver.Head) error {
 		r.Info.Status = release.StatusSuperseded
 		if err := other.Update(key("app", 1), r); err != nil {
 			t.Errorf("update of the complete release: %v", err)
@@ -493,7 +494,7 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 				got, err := reader.Get(k)
 				switch {
 				case errors.Is(err, helm3.ErrReleaseNotFound):
-				case errors.Is(err, backend.ErrPartMissing):
+				case errors.Is(err, engine.ErrPartMissing):
 					fail(k, err.Error())
 				case err != nil:
 					errs <- fmt.Errorf("get %s: %w", k, err)

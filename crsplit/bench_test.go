@@ -18,8 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -158,7 +158,7 @@ var warmUp sync.Once
 // sample of whichever benchmark runs first.
 func warmUpServer(b *testing.B, k *testenv.KubeServer) {
 	ns := newNamespace(b, k)
-	s, err := Open(ctxT(b), k.Config(testenv.KubeAdmin))
+	s, err := openStore(ctxT(b), k.Config(testenv.KubeAdmin))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func benchTargets(b *testing.B) []drivertest.BenchTarget {
 		w := &writtenBytes{size: jsonSize}
 		cfg := k.Config(testenv.KubeAdmin)
 		cfg.Wrap(w.wrap)
-		s, err := Open(ctxT(b), cfg, opts...)
+		s, err := openStore(ctxT(b), cfg, opts...)
 		if err != nil {
 			b.Fatal(err)
 		}

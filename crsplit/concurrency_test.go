@@ -7,10 +7,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -32,7 +31,7 @@ func TestUpdateOverConcurrentUpdate(t *testing.T) {
 	theirs.Info.Status = release.StatusSuperseded
 	theirs.Info.Description = "written by the other writer"
 	fired := false
-	b.hooks.BeforePut = func(*backend.Head) error {
+	b.hooks.BeforePut = func(*driver.Head) error {
 		b.hooks.BeforePut = nil
 		fired = true
 		return other.Update(key("app", 1), theirs)
@@ -69,7 +68,7 @@ func TestCleanupLosesToConcurrentReuse(t *testing.T) {
 	if err := s.Create(key("a", 1), a); err != nil {
 		t.Fatal(err)
 	}
-	chart := codecDigest(t, a, codec.KindChart)
+	chart := codecDigest(t, a, driver.KindChart)
 	bRel := fixture.LargeRelease("b", ns, 1) // same chart
 	fired := 0
 	b.hooks.CleanupDecided = func(ref cas.Ref) {

@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -46,7 +46,7 @@ func TestConformance(t *testing.T) {
 				// the first reply to them could be lost.
 				rc.TLSClientConfig.NextProtos = []string{"http/1.1"}
 			}
-			s, err := Open(ctxT(t), rc, append([]helm3.Option{helm3.WithLog(t.Logf)}, opts...)...)
+			s, err := openStore(ctxT(t), rc, append([]helm3.Option{helm3.WithLog(t.Logf)}, opts...)...)
 			if err != nil {
 				return nil, err
 			}
@@ -58,7 +58,7 @@ func TestConformance(t *testing.T) {
 		Denied: func(t *testing.T, _ helm3.Store, opts ...helm3.Option) (helm3.Store, error) {
 			rc := k.Config(testenv.KubeAdmin)
 			rc.BearerToken = "helmstore-test-no-such-token"
-			s, err := Open(ctxT(t), rc, opts...)
+			s, err := openStore(ctxT(t), rc, opts...)
 			if err != nil {
 				return nil, err
 			}

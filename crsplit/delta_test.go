@@ -4,9 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/internal/engine"
+
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -19,7 +20,7 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 	drivertest.CheckDeltaBytes(t, "crsplit", func(t *testing.T, deltas bool) drivertest.DeltaStores {
 		ns := newNamespace(t, k)
 		s, b := openAs(t, k, testenv.KubeAdmin, ns)
-		backend.SetDeltas(s, deltas)
+		engine.Of(s).SetDeltas(deltas)
 		return drivertest.DeltaStores{Store: waitingStats{s, b}, Namespace: ns, Cold: func() helm3.Store {
 			r, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
 			return r

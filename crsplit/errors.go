@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/helmstore/helmstore/driver"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/cas"
 )
 
@@ -27,18 +28,18 @@ var (
 	ErrConflict = cas.ErrConflict
 
 	// ErrUnreachable is wrapped when the Kubernetes API server cannot be
-	// reached (with helm3.ErrUnavailable). It is never reported as
+	// reached (with driver.ErrUnavailable). It is never reported as
 	// "release not found".
 	ErrUnreachable = errors.New("cannot reach the Kubernetes API server")
 
 	// ErrForbidden is wrapped when the API server denies a request (with
-	// helm3.ErrAccessDenied). The error keeps the server's message (user,
+	// driver.ErrAccessDenied). The error keeps the server's message (user,
 	// verb, resource, namespace).
 	ErrForbidden = errors.New("permission denied (the crsplit kubeBackend needs the helmstore-crsplit Role in this namespace, or the ClusterRole for all namespaces: see crsplit.RBACManifests)")
 
 	// ErrUnauthorized is wrapped when the API server does not accept the
 	// store's credentials (401: an unknown or expired token, a client
-	// certificate it does not trust), with helm3.ErrAccessDenied.
+	// certificate it does not trust), with driver.ErrAccessDenied.
 	ErrUnauthorized = errors.New("the Kubernetes API server does not accept the credentials (an unknown or expired token, an untrusted client certificate): renew them in the kubeconfig")
 
 	// ErrTooLarge is wrapped when an object would exceed MaxObjectBytes.
@@ -74,7 +75,7 @@ type requestError struct {
 	verb, res, ns, name string
 	kind                error // a sentinel, or nil
 	// unavailable: the server could not be reached or answered with a
-	// server failure (helm3.ErrUnavailable).
+	// server failure (driver.ErrUnavailable).
 	unavailable bool
 	err         error
 }
@@ -99,10 +100,10 @@ func (e *requestError) Unwrap() []error {
 		out = append(out, e.kind)
 	}
 	if e.kind == ErrForbidden || e.kind == ErrUnauthorized {
-		out = append(out, helm3.ErrAccessDenied)
+		out = append(out, driver.ErrAccessDenied)
 	}
 	if e.unavailable {
-		out = append(out, helm3.ErrUnavailable)
+		out = append(out, driver.ErrUnavailable)
 	}
 	return out
 }

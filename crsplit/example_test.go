@@ -29,7 +29,7 @@ func Example() {
 	}
 
 	cfg := new(action.Configuration)
-	if err := helm3.Init(cfg, settings.RESTClientGetter(), settings.Namespace(), crsplit.DriverName, log.Printf); err != nil {
+	if err := helm3.Init(cfg, settings.RESTClientGetter(), settings.Namespace(), crsplit.Name, log.Printf); err != nil {
 		log.Fatal(err)
 	}
 	releases, err := action.NewList(cfg).Run()
@@ -50,10 +50,13 @@ func ExampleOpen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store, err := crsplit.Open(ctx, rc)
+	cfg := helm3.NewConfig(crsplit.Name, "")
+	cfg.RESTClientGetter = rc
+	b, err := crsplit.Open(ctx, cfg)
 	if err != nil {
 		log.Fatal(err) // wraps crsplit.ErrCRDsNotInstalled when the CRDs are missing
 	}
+	store := helm3.New(b, cfg)
 	defer store.Close()
 	rel, err := store.Namespace("team-a").Get("sh.helm.release.v1.web.v3")
 	if err != nil {
@@ -67,7 +70,7 @@ func ExampleOpen() {
 // (here Helm's flags and KUBECONFIG), or the default kubeconfig without one.
 func Example_context() {
 	ctx := context.Background()
-	store, err := helm3.Open(ctx, crsplit.DriverName, "staging",
+	store, err := helm3.Open(ctx, crsplit.Name, "staging",
 		helm3.WithRESTClientGetter(cli.New().RESTClientGetter()))
 	if err != nil {
 		log.Fatal(err) // e.g. the kubeconfig has no context "staging"

@@ -10,18 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // partOwners returns the names of the owners of a part, sorted; nil if the
 // part does not exist.
-func partOwners(t testing.TB, b *kubeBackend, ns string, k codec.Kind, digest string) []string {
+func partOwners(t testing.TB, b *kubeBackend, ns string, k driver.Kind, digest string) []string {
 	t.Helper()
 	raw, err := b.c.get(ctxT(t), partResource(k), ns, digest)
 	if objectMissing(err, partResource(k), digest) {
@@ -56,7 +57,7 @@ func deleteRaw(t testing.TB, b *kubeBackend, ns, key string) {
 // as soon as Delete returns, shared parts only with their last owner, and
 // owners left dangling by a crash do not keep a part alive.
 // partUID returns the UID of the part object of kind k and digest in ns.
-func partUID(t testing.TB, b *kubeBackend, ns string, k codec.Kind, digest string) types.UID {
+func partUID(t testing.TB, b *kubeBackend, ns string, k driver.Kind, digest string) types.UID {
 	t.Helper()
 	raw, err := b.c.get(ctxT(t), partResource(k), ns, digest)
 	if err != nil {
@@ -90,12 +91,12 @@ func TestGarbageExplicit(t *testing.T) {
 		if err := s.Create(key("app", v), r); err != nil {
 			t.Fatal(err)
 		}
-		rels[v] = codecDigest(t, r, codec.KindValues)
+		rels[v] = codecDigest(t, r, driver.KindValues)
 	}
-	chart := codecDigest(t, fixture.LargeRelease("app", ns, 1), codec.KindChart)
-	chartUID := partUID(t, b, ns, codec.KindChart, chart)
+	chart := codecDigest(t, fixture.LargeRelease("app", ns, 1), driver.KindChart)
+	chartUID := partUID(t, b, ns, driver.KindChart, chart)
 	chunks := chunksOf(t, b, ns, chartUID)
-	if got := partOwners(t, b, ns, codec.KindChart, chart); strings.Join(got, " ") != key("app", 1)+" "+key("app", 2)+" "+key("app", 3) {
+	if got := partOwners(t, b, ns, driver.KindChart, chart); strings.Join(got, " ") != key("app", 1)+" "+key("app", 2)+" "+key("app", 3) {
 		t.Fatalf("chart owners %v", got)
 	}
 	if chunks == 0 {
@@ -105,10 +106,10 @@ func TestGarbageExplicit(t *testing.T) {
 	if _, err := s.Delete(key("app", 1)); err != nil {
 		t.Fatal(err)
 	}
-	if partOwners(t, b, ns, codec.KindValues, rels[1]) != nil {
+	if partOwners(t, b, ns, driver.KindValues, rels[1]) != nil {
 		t.Fatal("revision 1's values outlived it")
 	}
-	if got := partOwners(t, b, ns, codec.KindChart, chart); strings.Join(got, " ") != key("app", 2)+" "+key("app", 3) {
+	if got := partOwners(t, b, ns, driver.KindChart, chart); strings.Join(got, " ") != key("app", 2)+" "+key("app", 3) {
 		t.Fatalf("after deleting revision 1, chart owners %v", got)
 	}
 	if n := chunksOf(t, b, ns, chartUID); n != chunks {
@@ -118,24 +119,24 @@ func TestGarbageExplicit(t *testing.T) {
 	// A crash between deleting a Release and cleaning up its parts: the
 	// chart keeps an owner that no longer exists.
 	deleteRaw(t, b, ns, key("app", 2))
-	if got := partOwners(t, b, ns, codec.KindChart, chart); len(got) != 2 {
+	if got := partOwners(t, b, ns, driver.KindChart, chart); len(got) != 2 {
 		t.Fatalf("chart owners %v: want the dangling one still there (no garbage collector runs)", got)
 	}
 	if _, err := s.Delete(key("app", 3)); err != nil {
 		t.Fatal(err)
 	}
-	if got := partOwners(t, b, ns, codec.KindChart, chart); got != nil {
+	if got := partOwners(t, b, ns, driver.KindChart, chart); got != nil {
 		t.Fatalf("chart still exists with owners %v after its last live owner was deleted", got)
 	}
 	if n := chunksOf(t, b, ns, chartUID); n != 0 {
 		t.Fatalf("%d chunks left after the chart was deleted", n)
 	}
-	if partOwners(t, b, ns, codec.KindValues, rels[3]) != nil {
+	if partOwners(t, b, ns, driver.KindValues, rels[3]) != nil {
 		t.Fatal("revision 3's values outlived it")
 	}
 	// What the crashed delete left (revision 2's own values) is not
 	// referenced by any head: only a garbage collector removes it.
-	if partOwners(t, b, ns, codec.KindValues, rels[2]) == nil {
+	if partOwners(t, b, ns, driver.KindValues, rels[2]) == nil {
 		t.Fatal("revision 2's values vanished on a cluster without a garbage collector")
 	}
 }
@@ -155,17 +156,17 @@ func TestGarbageCollector(t *testing.T) {
 		if err := s.Create(key("app", v), r); err != nil {
 			t.Fatal(err)
 		}
-		values = append(values, codecDigest(t, r, codec.KindValues))
-		manifests = append(manifests, codecDigest(t, r, codec.KindManifest))
+		values = append(values, codecDigest(t, r, driver.KindValues))
+		manifests = append(manifests, codecDigest(t, r, driver.KindManifest))
 	}
-	if partOwners(t, b, ns, codec.KindManifest, manifests[1]) == nil {
+	if partOwners(t, b, ns, driver.KindManifest, manifests[1]) == nil {
 		t.Fatal("revision 2's manifest has no Manifest object to collect")
 	}
 	other := smallRelease("other", ns, 1, "other-chart")
 	if err := s.Create(key("other", 1), other); err != nil {
 		t.Fatal(err)
 	}
-	chart := codecDigest(t, fixture.LargeRelease("app", ns, 1), codec.KindChart)
+	chart := codecDigest(t, fixture.LargeRelease("app", ns, 1), driver.KindChart)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	waitFor := func(what string, cond func() bool) {
@@ -176,9 +177,9 @@ func TestGarbageCollector(t *testing.T) {
 	}
 
 	deleteRaw(t, b, ns, key("app", 1))
-	waitFor("revision 1's values are collected", func() bool { return partOwners(t, b, ns, codec.KindValues, values[0]) == nil })
+	waitFor("revision 1's values are collected", func() bool { return partOwners(t, b, ns, driver.KindValues, values[0]) == nil })
 	waitFor("the shared chart loses its deleted owner", func() bool {
-		return strings.Join(partOwners(t, b, ns, codec.KindChart, chart), " ") == key("app", 2)
+		return strings.Join(partOwners(t, b, ns, driver.KindChart, chart), " ") == key("app", 2)
 	})
 	if n := count(t, b, resChunks, ns); n == 0 {
 		t.Fatal("the chart still in use lost its chunks")
@@ -189,8 +190,8 @@ func TestGarbageCollector(t *testing.T) {
 
 	deleteRaw(t, b, ns, key("app", 2))
 	waitFor("the chart, its chunks and revision 2's parts are collected", func() bool {
-		return partOwners(t, b, ns, codec.KindChart, chart) == nil && count(t, b, resChunks, ns) == 0 &&
-			partOwners(t, b, ns, codec.KindValues, values[1]) == nil && partOwners(t, b, ns, codec.KindManifest, manifests[1]) == nil
+		return partOwners(t, b, ns, driver.KindChart, chart) == nil && count(t, b, resChunks, ns) == 0 &&
+			partOwners(t, b, ns, driver.KindValues, values[1]) == nil && partOwners(t, b, ns, driver.KindManifest, manifests[1]) == nil
 	})
 	got, err := s.Get(key("other", 1))
 	if err != nil {
@@ -215,7 +216,7 @@ func TestGarbageCollector(t *testing.T) {
 
 	// A crashed Create leaves a pending Release owning its parts; deleting
 	// it (as an administrator would) lets the cluster collect them.
-	b.hooks.BeforePart = crashAt(codec.KindValues)
+	b.hooks.BeforePart = crashAt(driver.KindValues)
 	if err := s.Create(key("crashed", 1), fixture.LargeRelease("crashed", ns, 1)); !errors.Is(err, cas.ErrCrash) {
 		t.Fatalf("crash: %v", err)
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -25,7 +25,7 @@ func TestCreateReplyHeldPastDeadline(t *testing.T) {
 	loss := &testenv.ReplyLoss{Hold: true}
 	rc := proxiedConfig(k.Config(testenv.KubeAdmin), func(addr string) string { return testenv.NewLossyProxy(t, addr, loss).Addr })
 	rc.TLSClientConfig.NextProtos = []string{"http/1.1"} // a request per message
-	ps, err := Open(ctxT(t), rc, helm3.WithLog(t.Logf), helm3.WithTimeout(4*time.Second))
+	ps, err := openStore(ctxT(t), rc, helm3.WithLog(t.Logf), helm3.WithTimeout(4*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

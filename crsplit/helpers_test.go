@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/parallel"
 )
 
@@ -19,7 +22,7 @@ import (
 func decodeRelease(raw []byte) (*releaseObject, error) {
 	var obj releaseObject
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, fmt.Errorf("%w: Release object: %v", codec.ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: Release object: %v", driver.ErrCorrupt, err)
 	}
 	return &obj, nil
 }
@@ -27,7 +30,7 @@ func decodeRelease(raw []byte) (*releaseObject, error) {
 func decodePart(raw []byte) (*partObject, error) {
 	var obj partObject
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, fmt.Errorf("%w: part object: %v", codec.ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: part object: %v", driver.ErrCorrupt, err)
 	}
 	return &obj, nil
 }
@@ -62,7 +65,7 @@ func kindOfResource(res string) string {
 }
 
 // partResource returns the resource that stores parts of kind k.
-func partResource(k codec.Kind) string {
+func partResource(k driver.Kind) string {
 	res, _ := resource(cas.PartKind(k))
 	return res
 }
@@ -92,4 +95,16 @@ func (b *kubeBackend) deleteChunks(ctx context.Context, ns string, names []strin
 		}
 		return err
 	})
+}
+
+// openStore opens crsplit on the cluster rc points at, as a Helm 3 store
+// with opts.
+func openStore(ctx context.Context, rc *rest.Config, opts ...helm3.Option) (helm3.Store, error) {
+	cfg := helm3.NewConfig(Name, "", opts...)
+	cfg.RESTClientGetter = rc
+	b, err := Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return helm3.New(b, cfg), nil
 }

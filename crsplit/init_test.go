@@ -16,8 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -42,9 +42,9 @@ data:
 func TestInitHelmActions(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	t.Setenv(helm3.ConnectionStringEnv(DriverName), "")
+	t.Setenv(driver.ConnectionStringEnv(Name), "")
 	cfg := new(action.Configuration)
-	if err := helm3.Init(cfg, k.Getter(testenv.KubeAdmin, ns), ns, DriverName, t.Logf); err != nil {
+	if err := helm3.Init(cfg, k.Getter(testenv.KubeAdmin, ns), ns, Name, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	ch := configMapChart()
@@ -100,18 +100,18 @@ func TestInitContexts(t *testing.T) {
 	r := smallRelease("app", ns, 1, "c")
 
 	// bob has no rights; the connection string picks the admin context.
-	t.Setenv(helm3.ConnectionStringEnv(DriverName), testenv.KubeAdmin)
+	t.Setenv(driver.ConnectionStringEnv(Name), testenv.KubeAdmin)
 	cfg := new(action.Configuration)
-	if err := helm3.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf); err != nil {
+	if err := helm3.Init(cfg, k.Getter("bob", ns), ns, Name, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Releases.Create(r); err != nil {
 		t.Fatalf("create through the admin context: %v", err)
 	}
 
-	t.Setenv(helm3.ConnectionStringEnv(DriverName), "")
+	t.Setenv(driver.ConnectionStringEnv(Name), "")
 	cfg = new(action.Configuration)
-	if err := helm3.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf); err != nil {
+	if err := helm3.Init(cfg, k.Getter("bob", ns), ns, Name, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	_, err := cfg.Releases.Get("app", 1)
@@ -119,9 +119,9 @@ func TestInitContexts(t *testing.T) {
 		t.Fatalf("get as bob: %v; want a permission error naming bob", err)
 	}
 
-	t.Setenv(helm3.ConnectionStringEnv(DriverName), "no-such-context")
+	t.Setenv(driver.ConnectionStringEnv(Name), "no-such-context")
 	cfg = new(action.Configuration)
-	err = helm3.Init(cfg, k.Getter("bob", ns), ns, DriverName, t.Logf)
+	err = helm3.Init(cfg, k.Getter("bob", ns), ns, Name, t.Logf)
 	if err == nil || !strings.Contains(err.Error(), "no-such-context") {
 		t.Fatalf("unknown context: %v", err)
 	}
@@ -133,7 +133,7 @@ func TestUnreachable(t *testing.T) {
 	dead := &rest.Config{Host: "https://127.0.0.1:" + strconv.Itoa(testenv.FreePort(t)), BearerToken: "x", TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := Open(ctx, dead); !errors.Is(err, ErrUnreachable) || !errors.Is(err, helm3.ErrUnavailable) {
+	if _, err := openStore(ctx, dead); !errors.Is(err, ErrUnreachable) || !errors.Is(err, helm3.ErrUnavailable) {
 		t.Fatalf("open: %v, want ErrUnreachable and helm3.ErrUnavailable", err)
 	}
 	// A store whose server goes away.
@@ -141,7 +141,7 @@ func TestUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := backend.New(newBackend(c, t.Logf, 0), &helm3.Config{Name: DriverName})
+	s := helm3.New(newBackend(c, t.Logf, 0), &driver.Config{Name: Name})
 	_, err = s.Get(key("app", 1))
 	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get: %v", err)
@@ -167,7 +167,7 @@ func TestCRDsMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := backend.New(newBackend(bc, t.Logf, 0), &helm3.Config{Name: DriverName})
+	s := helm3.New(newBackend(bc, t.Logf, 0), &driver.Config{Name: Name})
 	_, err = s.Get(key("app", 1))
 	if !errors.Is(err, ErrCRDsNotInstalled) || errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get without the resources: %v", err)
@@ -209,7 +209,7 @@ func TestInstallCRDs(t *testing.T) {
 			t.Fatalf("%s is not established", crd.Name)
 		}
 	}
-	if _, err := Open(ctxT(t), k.Config(testenv.KubeAdmin)); err != nil {
+	if _, err := openStore(ctxT(t), k.Config(testenv.KubeAdmin)); err != nil {
 		t.Fatal(err)
 	}
 }

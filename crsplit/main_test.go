@@ -9,14 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/internal/engine"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -90,7 +91,7 @@ func newNamespace(t testing.TB, k *testenv.KubeServer) string {
 // openAs opens a store as user, scoped to ns, and returns its backend too.
 func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...helm3.Option) (helm3.Store, *kubeBackend) {
 	t.Helper()
-	s, err := Open(ctxT(t), k.Config(user), append([]helm3.Option{helm3.WithLog(t.Logf)}, opts...)...)
+	s, err := openStore(ctxT(t), k.Config(user), append([]helm3.Option{helm3.WithLog(t.Logf)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +161,6 @@ type kubeBackend struct {
 
 // kubeBackendOf returns the backend of a crsplit store.
 func kubeBackendOf(s helm3.Store) *kubeBackend {
-	b := backend.BackendOf(s).(*cas.Backend)
+	b := engine.Of(s).Backend().(*cas.Backend)
 	return &kubeBackend{Backend: b, c: b.Store().(*kubeStore).c, hooks: b.Hooks()}
 }

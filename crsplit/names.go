@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // releaseObjectName returns the name of the Release object stored under
@@ -20,9 +20,9 @@ func releaseObjectName(key string) string {
 		return key
 	}
 	sum := sha256.Sum256([]byte(key))
-	_, version, err := backend.ParseKey(key)
+	_, version, err := driver.ParseKey(key)
 	if err != nil {
-		return backend.KeyPrefix + hex.EncodeToString(sum[:20])
+		return driver.KeyPrefix + hex.EncodeToString(sum[:20])
 	}
-	return backend.KeyPrefix + hex.EncodeToString(sum[:20]) + ".v" + strconv.Itoa(version)
+	return driver.KeyPrefix + hex.EncodeToString(sum[:20]) + ".v" + strconv.Itoa(version)
 }

@@ -11,9 +11,9 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -33,7 +33,7 @@ func helmJSON(t testing.TB, r *release.Release) *release.Release {
 	}
 	out.Labels = map[string]string{}
 	for k, v := range r.Labels {
-		if !backend.IsSystemLabel(k) {
+		if !driver.IsSystemLabel(k) {
 			out.Labels[k] = v
 		}
 	}
@@ -50,7 +50,7 @@ func sameAsHelm(t testing.TB, what string, got, want *release.Release) {
 	}
 }
 
-func key(name string, v int) string { return backend.MakeKey(name, v) }
+func key(name string, v int) string { return driver.MakeKey(name, v) }
 
 // objectNames returns name -> resourceVersion of every object of res in ns.
 func objectNames(t testing.TB, b *kubeBackend, res, ns string) map[string]string {
@@ -109,7 +109,7 @@ func TestValuesOnlyUpgradeReusesChart(t *testing.T) {
 	}
 	// The chart is owned by both revisions.
 	var chart partObject
-	raw, err := b.c.get(ctxT(t), resCharts, ns, codecDigest(t, r1, codec.KindChart))
+	raw, err := b.c.get(ctxT(t), resCharts, ns, codecDigest(t, r1, driver.KindChart))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestValuesOnlyUpgradeReusesChart(t *testing.T) {
 	}
 }
 
-func codecDigest(t testing.TB, r *release.Release, k codec.Kind) string {
+func codecDigest(t testing.TB, r *release.Release, k driver.Kind) string {
 	t.Helper()
 	s, err := codec.SplitRelease(r)
 	if err != nil {
@@ -255,7 +255,7 @@ func TestDamagedReleaseObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Get(key("bad", 1))
-	if !errors.Is(err, codec.ErrCorrupt) || errors.Is(err, helm3.ErrReleaseNotFound) || !strings.Contains(err.Error(), key("bad", 1)) {
+	if !errors.Is(err, driver.ErrCorrupt) || errors.Is(err, helm3.ErrReleaseNotFound) || !strings.Contains(err.Error(), key("bad", 1)) {
 		t.Fatalf("get of a damaged release: %v", err)
 	}
 	rs, err := s.List(func(*release.Release) bool { return true })

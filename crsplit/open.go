@@ -10,42 +10,51 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
-// DriverName is the HELM_DRIVER name crsplit registers.
-const DriverName = "crsplit"
+// Name is the HELM_DRIVER name crsplit registers.
+const Name = "crsplit"
 
-func init() { helm3.Register(DriverName, open) }
+func init() { driver.Register(Name, Open) }
 
-// open is the helm3.Opener: the cluster is the one cfg.RESTClientGetter
-// points at (Helm's kubeconfig, context and namespace flags), and a
-// non-empty connection string names a kubeconfig context to use instead of
-// the current one.
-func open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
-	rc, err := restConfig(cfg.RESTClientGetter, cfg.ConnectionString)
-	if err != nil {
-		return nil, err
+// Open opens crsplit on a cluster (the driver.Opener registered as Name):
+// the one cfg.RESTClientGetter points at, which is either Helm's getter (a
+// genericclioptions.RESTClientGetter: kubeconfig, context and namespace
+// flags) or a *rest.Config, or when it is nil, the default kubeconfig
+// loading rules (KUBECONFIG, ~/.kube/config, in-cluster). A non-empty
+// connection string names a kubeconfig context to use instead of the
+// current one (not with a *rest.Config). It checks that the cluster serves
+// the helmstore.io resources (ErrCRDsNotInstalled if not).
+func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
+	var rc *rest.Config
+	switch g := cfg.RESTClientGetter.(type) {
+	case *rest.Config:
+		if cfg.ConnectionString != "" {
+			return nil, fmt.Errorf("a connection string (a kubeconfig context) cannot select a context of a *rest.Config")
+		}
+		rc = g
+	case genericclioptions.RESTClientGetter:
+		var err error
+		if rc, err = restConfig(g, cfg.ConnectionString); err != nil {
+			return nil, err
+		}
+	case nil:
+		var err error
+		if rc, err = restConfig(nil, cfg.ConnectionString); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("Config.RESTClientGetter is a %T, neither a genericclioptions.RESTClientGetter nor a *rest.Config", g)
 	}
-	return newStore(ctx, rc, cfg)
+	return openOn(ctx, rc, cfg)
 }
 
-// Open returns a crsplit Store on the cluster rc points at, scoped to
-// helm3.DefaultNamespace (use Namespace for others). It checks that the
-// cluster serves the helmstore.io resources (ErrCRDsNotInstalled if not).
-// helm3.Open(ctx, "crsplit", "", helm3.WithRESTClientGetter(g)) does the
-// same from a RESTClientGetter. opts start from the same defaults as
-// helm3.Open's (helm3.NewConfig).
-func Open(ctx context.Context, rc *rest.Config, opts ...helm3.Option) (helm3.Store, error) {
-	return newStore(ctx, rc, helm3.NewConfig(DriverName, "", opts...))
-}
-
-// newStore opens the store on rc; cfg comes from helm3.NewConfig (Log set).
+// openOn opens the backend on rc.
 // Opening is bounded by cfg.Timeout, as every operation of the store is: an
-// API server that stops answering fails Open with helm3.ErrUnavailable
+// API server that stops answering fails Open with driver.ErrUnavailable
 // within it.
-func newStore(ctx context.Context, rc *rest.Config, cfg *helm3.Config) (helm3.Store, error) {
+func openOn(ctx context.Context, rc *rest.Config, cfg *driver.Config) (driver.Backend, error) {
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
@@ -69,7 +78,11 @@ func newStore(ctx context.Context, rc *rest.Config, cfg *helm3.Config) (helm3.St
 		sort.Strings(missing)
 		return nil, fmt.Errorf("%w: missing %s", ErrCRDsNotInstalled, strings.Join(missing, ", "))
 	}
-	return backend.New(newBackend(c, cfg.Log, cfg.Timeout), cfg), nil
+	log := cfg.Log
+	if log == nil {
+		log = func(string, ...any) {}
+	}
+	return newBackend(c, log, cfg.Timeout), nil
 }
 
 // restConfig returns the client configuration of getter, or of the default

@@ -229,7 +229,7 @@ func TestRBACExactlyWhatIsNeeded(t *testing.T) {
 				keep := rules[(i+1)%len(rules)]
 				bindRole(t, k, ns, user, rules)
 				waitAllowed(t, k, user, ns, keep.Resources[0], keep.Verbs[0])
-				s, err := Open(ctxT(t), k.Config(user))
+				s, err := openStore(ctxT(t), k.Config(user))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -252,7 +252,7 @@ func TestUnknownTokenIsUnauthorized(t *testing.T) {
 	k := cluster(t)
 	rc := k.Config(testenv.KubeAdmin)
 	rc.BearerToken = "helmstore-test-no-such-token"
-	s, err := Open(ctxT(t), rc)
+	s, err := openStore(ctxT(t), rc)
 	if err == nil {
 		defer s.Close()
 		_, err = s.Get("sh.helm.release.v1.app.v1")

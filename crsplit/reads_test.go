@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -87,7 +88,7 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 		reads := &cacheReads{lagging: lagging}
 		cfg := k.Config(testenv.KubeAdmin)
 		cfg.Wrap(reads.wrap)
-		s, err := Open(ctxT(t), cfg, helm3.WithCacheBytes(0))
+		s, err := openStore(ctxT(t), cfg, helm3.WithCacheBytes(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +166,7 @@ func TestCorruptedParts(t *testing.T) {
 
 	// The small release's values are small enough to be embedded in its
 	// Release (spec.embedded) rather than a Values object of their own.
-	values := codecDigest(t, small, codec.KindValues)
+	values := codecDigest(t, small, driver.KindValues)
 	if _, ok := objectNames(t, b, resValues, ns)[values]; ok {
 		flip(resValues, values)
 	} else {

@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/drivertest"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -121,7 +122,7 @@ func chunkedRecord(what string, id string, count, size float64) reshape {
 			if rec == "" || err != nil {
 				return false
 			}
-			cs = map[string]any{"id": "0badc0de", "count": float64(1), "size": float64(len(raw)), "digest": codec.Sum(raw).String()}
+			cs = map[string]any{"id": "0badc0de", "count": float64(1), "size": float64(len(raw)), "digest": driver.Sum(raw).String()}
 			delete(s, "record")
 			s["releaseChunks"] = cs
 		}

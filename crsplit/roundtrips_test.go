@@ -79,7 +79,7 @@ func TestRoundTrips(t *testing.T) {
 	log := &requestLog{}
 	cfg := k.Config(testenv.KubeAdmin)
 	cfg.Wrap(log.wrap)
-	s, err := Open(ctxT(t), cfg, helm3.WithCacheBytes(0))
+	s, err := openStore(ctxT(t), cfg, helm3.WithCacheBytes(0))
 	if err != nil {
 		t.Fatal(err)
 	}

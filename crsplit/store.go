@@ -10,11 +10,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/internal/codec"
 )
@@ -224,7 +225,7 @@ func damagedMeta(k cas.Kind, raw []byte, err error) *cas.Object {
 	}
 	obj := fromMeta(k, &o.ObjectMeta)
 	_, kind := resource(k)
-	obj.Err = fmt.Errorf("%s %s in namespace %s: %w: %v", kind, o.Name, o.Namespace, codec.ErrCorrupt, err)
+	obj.Err = fmt.Errorf("%s %s in namespace %s: %w: %v", kind, o.Name, o.Namespace, driver.ErrCorrupt, err)
 	return obj
 }
 
@@ -291,7 +292,7 @@ func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, e
 	}
 	raw, err := s.c.create(cctx, res, obj.Namespace, obj.Name, o)
 	cancel()
-	if errors.Is(err, helm3.ErrUnavailable) {
+	if errors.Is(err, driver.ErrUnavailable) {
 		// The answer may have been lost after the server stored it: then
 		// the Release is this create's, and the create succeeded (else the
 		// caller, taking it for failed, would leave it pending, blocking
@@ -353,7 +354,7 @@ func (s *kubeStore) createdAnyway(ctx context.Context, res, ns, name, token stri
 			}
 			return raw, json.Unmarshal(raw, &o) == nil && o.Metadata.Annotations[annotationCreate] == token
 		}
-		if !errors.Is(err, helm3.ErrUnavailable) {
+		if !errors.Is(err, driver.ErrUnavailable) {
 			return nil, false // not stored (or not readable: as failed)
 		}
 	}

@@ -14,10 +14,10 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -165,8 +165,8 @@ func (tp *tamperer) SetHead(ctx context.Context, ns, key string, h drivertest.St
 	} else {
 		id := make([]byte, 4)
 		rand.Read(id)
-		cs := &chunkSet{ID: hex.EncodeToString(id), Size: int64(len(h.Body)), Digest: codec.Sum(h.Body).String()}
-		chunks := codec.Chunks(h.Body, ChunkBytes)
+		cs := &chunkSet{ID: hex.EncodeToString(id), Size: int64(len(h.Body)), Digest: driver.Sum(h.Body).String()}
+		chunks := driver.Chunks(h.Body, ChunkBytes)
 		cs.Count = len(chunks)
 		names := make([]string, len(chunks))
 		for i := range names {
@@ -249,8 +249,8 @@ func (tp *tamperer) SetPart(ctx context.Context, ns, d string, frame []byte) err
 	if len(frame) <= InlinePartBytes {
 		obj.Spec.Data, obj.Spec.Chunks, obj.Spec.FrameDigest = frame, 0, ""
 	} else {
-		chunks := codec.Chunks(frame, ChunkBytes)
-		obj.Spec.Data, obj.Spec.Chunks, obj.Spec.FrameDigest = nil, len(chunks), codec.Sum(frame).String()
+		chunks := driver.Chunks(frame, ChunkBytes)
+		obj.Spec.Data, obj.Spec.Chunks, obj.Spec.FrameDigest = nil, len(chunks), driver.Sum(frame).String()
 		self := ownerOf(kindOfResource(res), &obj.ObjectMeta)
 		if err := tp.b.writeChunks(ctx, ns, self, res+"/"+obj.Name, partChunkNames(obj), chunks); err != nil {
 			return err
@@ -349,14 +349,14 @@ func TestTamperer(t *testing.T) {
 	// A flipped byte in the values (inline) and in the chart (chunked).
 	for _, c := range []struct {
 		name string
-		kind codec.Kind
-	}{{"small", codec.KindValues}, {"large", codec.KindChart}} {
+		kind driver.Kind
+	}{{"small", driver.KindValues}, {"large", driver.KindChart}} {
 		d := codecDigest(t, map[string]*release.Release{"small": small, "large": large}[c.name], c.kind)
 		frame, err := tp.Part(ctx, ns, d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.kind == codec.KindChart && len(frame) <= InlinePartBytes {
+		if c.kind == driver.KindChart && len(frame) <= InlinePartBytes {
 			t.Fatalf("the large chart's frame is %d bytes: not chunked", len(frame))
 		}
 		bad := append([]byte(nil), frame...)
@@ -378,7 +378,7 @@ func TestTamperer(t *testing.T) {
 		}
 	}
 	// A deleted part, and a garbled head.
-	if err := tp.DeletePart(ctx, ns, codecDigest(t, small, codec.KindValues)); err != nil {
+	if err := tp.DeletePart(ctx, ns, codecDigest(t, small, driver.KindValues)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := get("small"); err == nil {
@@ -439,7 +439,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Chunk 0 of the chunk release's chart claims to be chunk 1.
-	_, chart, err := tp.part(ctx, ns, codecDigest(t, rels["chunk"], codec.KindChart))
+	_, chart, err := tp.part(ctx, ns, codecDigest(t, rels["chunk"], driver.KindChart))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 	}
 
 	damaged := map[string]bool{"garbled": true, "norec": true}
-	hs, err := b.Heads(ctx, backend.Query{Namespace: ns})
+	hs, err := b.Heads(ctx, driver.Query{Namespace: ns})
 	if err != nil {
 		t.Fatalf("heads of a namespace with damaged releases: %v", err)
 	}
@@ -470,16 +470,16 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 		if damaged[h.Name] != (h.Err != nil) {
 			t.Fatalf("head of %s: Err %v", h.Key, h.Err)
 		}
-		if h.Err != nil && (!errors.Is(h.Err, codec.ErrCorrupt) || !regexp.MustCompile(regexp.QuoteMeta(h.Key)).MatchString(h.Err.Error())) {
+		if h.Err != nil && (!errors.Is(h.Err, driver.ErrCorrupt) || !regexp.MustCompile(regexp.QuoteMeta(h.Key)).MatchString(h.Err.Error())) {
 			t.Fatalf("head of %s: Err %q does not wrap ErrCorrupt or does not name the release", h.Key, h.Err)
 		}
 	}
 	for name := range damaged {
-		hs, err := b.Heads(ctx, backend.Query{Namespace: ns, Key: key(name, 1)})
-		if err != nil || len(hs) != 1 || !errors.Is(hs[0].Err, codec.ErrCorrupt) || hs[0].Key != key(name, 1) {
+		hs, err := b.Heads(ctx, driver.Query{Namespace: ns, Key: key(name, 1)})
+		if err != nil || len(hs) != 1 || !errors.Is(hs[0].Err, driver.ErrCorrupt) || hs[0].Key != key(name, 1) {
 			t.Fatalf("head of %s by key: %v, %v", name, hs, err)
 		}
-		hs, err = b.Heads(ctx, backend.Query{Namespace: ns, Name: name, Status: "deployed"})
+		hs, err = b.Heads(ctx, driver.Query{Namespace: ns, Name: name, Status: "deployed"})
 		if err != nil || len(hs) != 1 || hs[0].Err == nil {
 			t.Fatalf("head of %s by name and status: %v, %v", name, hs, err)
 		}
@@ -500,7 +500,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 
 	// Delete, at the backend (what the engine makes of a head with Err is
 	// the engine's business).
-	none := func(codec.Digest) bool { return false }
+	none := func(driver.Digest) bool { return false }
 	for _, name := range []string{"garbled", "norec", "chunk", "swapped"} {
 		h, _, err := b.Delete(ctx, ns, key(name, 1), none)
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/klauspost/compress/zstd"
 	"helm.sh/helm/v3/pkg/release"
 
@@ -45,8 +47,8 @@ func bomb(claim int) []byte {
 }
 
 // digestOf parses a digest the store wrote ("" and garbage give zero).
-func digestOf(s string) codec.Digest {
-	d, _ := codec.ParseDigest(s)
+func digestOf(s string) driver.Digest {
+	d, _ := driver.ParseDigest(s)
 	return d
 }
 
@@ -100,7 +102,9 @@ func damages() map[string]damage {
 		},
 		"BodyBomb": setHead(func(h *StoredHead, _ StoredHead) {
 			// Sealed as a writer would: only the decoding bound stops it.
-			h.Body = codec.SealHead(bomb(1000), key("alpha", 1), digestOf(h.Chart), digestOf(h.Values), digestOf(h.Manifest))
+			sealed := driver.Head{Key: key("alpha", 1), Chart: digestOf(h.Chart), Values: digestOf(h.Values), Manifest: digestOf(h.Manifest)}
+			sealed.Seal(bomb(1000))
+			h.Body = sealed.Body
 		}),
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	_ "github.com/helmstore/helmstore/sql" // sqlite and postgres, under the broken wrappers
 	"github.com/helmstore/helmstore/sql/sqltest"

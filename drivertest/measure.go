@@ -69,9 +69,9 @@ func HelmStoredBytes(t testing.TB, r *release.Release) int {
 // UpgradeBytes is what MeasureValuesOnlyUpgrades reports.
 type UpgradeBytes struct {
 	Install    helm3.Stats // after the install
-	PerUpgrade int64        // stored bytes (heads and parts) per upgrade
-	HeadBytes  int64        // of which heads
-	PartBytes  int64        // of which parts
+	PerUpgrade int64       // stored bytes (heads and parts) per upgrade
+	HeadBytes  int64       // of which heads
+	PartBytes  int64       // of which parts
 }
 
 // MeasureValuesOnlyUpgrades installs ValuesOnlyRelease name in the

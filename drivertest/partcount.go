@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
@@ -27,8 +29,8 @@ func liveParts(t testing.TB, rs []*release.Release) map[string]int {
 	t.Helper()
 	type id struct {
 		ns   string
-		kind codec.Kind
-		d    codec.Digest
+		kind driver.Kind
+		d    driver.Digest
 	}
 	seen := map[id]bool{}
 	out := map[string]int{}
@@ -37,12 +39,12 @@ func liveParts(t testing.TB, rs []*release.Release) map[string]int {
 		if err != nil {
 			t.Fatalf("split %s: %v", key(r.Name, r.Version), err)
 		}
-		for _, k := range codec.Kinds {
+		for _, k := range driver.Kinds() {
 			p := sp.Part(k)
 			if p == nil {
 				continue
 			}
-			if k != codec.KindChart && p.Size >= smallPartBytes {
+			if k != driver.KindChart && p.Size >= smallPartBytes {
 				t.Fatalf("the %s of %s is %d bytes: too large to be counted without deltas", k, key(r.Name, r.Version), p.Size)
 			}
 			if i := (id{r.Namespace, k, p.Digest}); !seen[i] {

@@ -7,13 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helmstore/helmstore/internal/engine"
+
+	"github.com/helmstore/helmstore/driver"
+
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	_ "github.com/helmstore/helmstore/sql"
 )
 
@@ -56,7 +59,7 @@ func TestInitOpensOursFromEnvAndSharesThePool(t *testing.T) {
 		t.Fatal("Init did not set up the rest of the configuration as Helm's Init does")
 	}
 	sa, sb := a.Releases.Driver.(helm3.Store), b.Releases.Driver.(helm3.Store)
-	if sa.Name() != "sqlite" || backend.BackendOf(sa) != backend.BackendOf(sb) {
+	if sa.Name() != "sqlite" || engine.Of(sa).Backend() != engine.Of(sb).Backend() {
 		t.Fatal("two Inits with the same driver and connection string opened two pools")
 	}
 	r := &release.Release{Name: "x", Namespace: "team-a", Version: 1, Info: &release.Info{Status: release.StatusDeployed}}
@@ -81,7 +84,7 @@ func TestPasswordsNeverInErrors(t *testing.T) {
 	} {
 		_, err := helm3.Open(context.Background(), c.name, c.conn)
 		if err == nil {
-			t.Fatalf("%s %q: opened", c.name, helm3.Redact(c.conn))
+			t.Fatalf("%s %q: opened", c.name, driver.Redact(c.conn))
 		}
 		if strings.Contains(err.Error(), pw) {
 			t.Fatalf("error contains the password: %v", err)
@@ -99,7 +102,7 @@ func TestRedact(t *testing.T) {
 		"AccountEndpoint=https://h/;AccountKey=k==;": "AccountEndpoint=https://h/;AccountKey=xxxxx;",
 		"/var/lib/helm.db":                           "/var/lib/helm.db",
 	} {
-		if got := helm3.Redact(in); got != want {
+		if got := driver.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}

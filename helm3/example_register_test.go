@@ -6,31 +6,34 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
+	"github.com/helmstore/helmstore/sql/sqlite"
 )
 
 // A package registers its store under a name from init, as database/sql
 // drivers do; importing the package for its side effect then makes the
 // name available to Open and to Init (HELM_DRIVER=appdata).
 func init() {
-	helm3.Register("appdata", openAppData)
+	driver.Register("appdata", openAppData)
 }
 
-// openAppData opens the "appdata" store: a SQLite database in the
-// directory the connection string names, with a smaller part cache than
-// the default. The Config holds everything Open was given.
-func openAppData(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+// openAppData opens the "appdata" backend: a SQLite database in the
+// directory the connection string names. The Config holds everything Open
+// was given.
+func openAppData(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 	if cfg.ConnectionString == "" {
 		return nil, fmt.Errorf("appdata: the connection string must name a directory")
 	}
-	return helm3.Open(ctx, "sqlite", filepath.Join(cfg.ConnectionString, "releases.db"),
-		helm3.WithCacheBytes(8<<20), helm3.WithTimeout(cfg.Timeout), helm3.WithLog(cfg.Log))
+	c := *cfg
+	c.ConnectionString = filepath.Join(cfg.ConnectionString, "releases.db")
+	return sqlite.Open(ctx, &c)
 }
 
-func ExampleRegister() {
+func Example_register() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 

@@ -2,9 +2,11 @@ package helm3_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
@@ -52,9 +54,15 @@ func ExampleOpen() {
 // "appdata"), and helmstore's backends not imported (for a name of one of
 // them, the import that registers it).
 func ExampleOpen_unknown() {
-	_, err := helm3.Open(context.Background(), "etcd", "")
-	fmt.Println(err)
-	// Output: helmstore: unknown storage driver "etcd": registered backends are appdata, cosmos, crsplit, mysql, postgres, redis, sqlite; not imported: memstore
+	_, err := helm3.Open(context.Background(), "postgress", "")
+	fmt.Println(errors.Is(err, helm3.ErrUnknownDriver))
+	// The message goes on to list the registered backends, and the known
+	// ones that are not imported.
+	what, _, _ := strings.Cut(err.Error(), ": registered")
+	fmt.Println(what)
+	// Output:
+	// true
+	// helmstore: unknown storage driver "postgress" (did you mean "postgres"?)
 }
 
 // Init is a drop-in for action.Configuration.Init: HELM_DRIVER picks the

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/helmstore/helmstore/driver"
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/storage"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -15,7 +16,7 @@ import (
 // understands every HELM_DRIVER name. Helm's own names (secret, secrets,
 // configmap, configmaps, memory, sql and "") go straight to Helm. helmstore's
 // names open the registered backend with its connection string from the
-// environment (ConnectionStringFromEnv) and point cfg.Releases at a view of it
+// environment (driver.ConnectionStringFromEnv) and point cfg.Releases at a view of it
 // scoped to namespace.
 //
 // Stores opened by Init are shared per process: every Init with the same
@@ -27,14 +28,11 @@ import (
 // recognised again: each Init with one opens a store of its own. Init never
 // waits for a store other than its own to open.
 func Init(cfg *action.Configuration, getter genericclioptions.RESTClientGetter, namespace, helmDriver string, log action.DebugLog) error {
-	if isHelmDriver(helmDriver) {
+	if driver.IsHelmDriver(helmDriver) {
 		return cfg.Init(getter, namespace, helmDriver, log)
 	}
-	regMu.RLock()
-	_, ok := openers[helmDriver]
-	regMu.RUnlock()
-	if !ok {
-		return unknownDriver(helmDriver, true)
+	if err := driver.CheckDriver(helmDriver); err != nil {
+		return err
 	}
 	store, err := sharedStore(helmDriver, getter, log)
 	if err != nil {
@@ -113,7 +111,7 @@ func keyOf(name, conn string, getter genericclioptions.RESTClientGetter) (k shar
 // opening it on first use. Concurrent Inits for the same store wait for one
 // Open; a failed Open is not remembered, so the next Init tries again.
 func sharedStore(name string, getter genericclioptions.RESTClientGetter, log action.DebugLog) (Store, error) {
-	conn := ConnectionStringFromEnv(name)
+	conn := driver.ConnectionStringFromEnv(name)
 	key, ok := keyOf(name, conn, getter)
 	if !ok {
 		return openShared(name, conn, getter, log)

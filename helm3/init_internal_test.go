@@ -3,13 +3,18 @@ package helm3
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/memstore"
+
+	"github.com/helmstore/helmstore/driver"
+
 	"helm.sh/helm/v3/pkg/action"
-	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
@@ -17,17 +22,47 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// memStore is a Store over Helm's Memory driver, for tests of Init that
-// need a store but no backend.
-type memStore struct{ *helmdriver.Memory }
+// newMemBackend returns a backend in memory, for tests of Init that need a
+// backend but no server.
+func newMemBackend() driver.Backend {
+	b, err := memstore.Open(context.Background(), &driver.Config{})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
-func newMemStore() *memStore                             { return &memStore{helmdriver.NewMemory()} }
-func (m *memStore) Namespace(string) Store               { return m }
-func (m *memStore) Stats(context.Context) (Stats, error) { return Stats{}, nil }
-func (m *memStore) Close() error                         { return nil }
-func storeOf(cfg *action.Configuration) Store            { return cfg.Releases.Driver.(Store) }
-func countingOpener(n *atomic.Int32) Opener {
-	return func(context.Context, *Config) (Store, error) { n.Add(1); return newMemStore(), nil }
+// storeOf returns the backend of the store cfg was set up with: the views
+// Init hands out differ, the backend under them is what is shared.
+func storeOf(cfg *action.Configuration) driver.Backend {
+	return engine.Of(cfg.Releases.Driver).Backend()
+}
+
+func countingOpener(n *atomic.Int32) driver.Opener {
+	return func(context.Context, *driver.Config) (driver.Backend, error) { n.Add(1); return newMemBackend(), nil }
+}
+
+var testDrivers atomic.Int32
+
+// withOpeners registers m's openers under names of their own (the registry
+// keeps every name for the life of the process), and returns the name each
+// key of m is registered as. The test starts with no store shared by Init.
+func withOpeners(t *testing.T, m map[string]driver.Opener) func(string) string {
+	names := map[string]string{}
+	for n, o := range m {
+		names[n] = fmt.Sprintf("%s-%d", n, testDrivers.Add(1))
+		driver.Register(names[n], o)
+	}
+	sharedMu.Lock()
+	savedShared := shared
+	shared = map[sharedKey]*sharedOpen{}
+	sharedMu.Unlock()
+	t.Cleanup(func() {
+		sharedMu.Lock()
+		shared = savedShared
+		sharedMu.Unlock()
+	})
+	return func(n string) string { return names[n] }
 }
 
 // deadlockGuard bounds a wait that only a deadlock could make long; it is
@@ -40,13 +75,13 @@ const deadlockGuard = 2 * time.Minute
 func TestInitDoesNotWaitForOtherStoresToOpen(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	var slowOpens, fastOpens atomic.Int32
-	withOpeners(t, map[string]Opener{
-		"slow": func(ctx context.Context, cfg *Config) (Store, error) {
+	name := withOpeners(t, map[string]driver.Opener{
+		"slow": func(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 			if slowOpens.Add(1) == 1 {
 				close(entered)
 			}
 			<-release
-			return newMemStore(), nil
+			return newMemBackend(), nil
 		},
 		"fast": countingOpener(&fastOpens),
 	})
@@ -66,7 +101,7 @@ func TestInitDoesNotWaitForOtherStoresToOpen(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			slowErrs[i] = Init(slowCfgs[i], getter, "ns", "slow", nil)
+			slowErrs[i] = Init(slowCfgs[i], getter, "ns", name("slow"), nil)
 		}()
 	}
 	select {
@@ -76,7 +111,7 @@ func TestInitDoesNotWaitForOtherStoresToOpen(t *testing.T) {
 	}
 
 	fastDone := make(chan error, 1)
-	go func() { fastDone <- Init(new(action.Configuration), getter, "ns", "fast", nil) }()
+	go func() { fastDone <- Init(new(action.Configuration), getter, "ns", name("fast"), nil) }()
 	select {
 	case err := <-fastDone:
 		if err != nil {
@@ -108,18 +143,18 @@ func TestInitDoesNotWaitForOtherStoresToOpen(t *testing.T) {
 func TestInitRetriesAFailedOpen(t *testing.T) {
 	var calls atomic.Int32
 	boom := errors.New("server down")
-	withOpeners(t, map[string]Opener{"flaky": func(context.Context, *Config) (Store, error) {
+	name := withOpeners(t, map[string]driver.Opener{"flaky": func(context.Context, *driver.Config) (driver.Backend, error) {
 		if calls.Add(1) == 1 {
 			return nil, boom
 		}
-		return newMemStore(), nil
+		return newMemBackend(), nil
 	}})
 	getter := genericclioptions.NewConfigFlags(false)
-	if err := Init(new(action.Configuration), getter, "ns", "flaky", nil); !errors.Is(err, boom) {
+	if err := Init(new(action.Configuration), getter, "ns", name("flaky"), nil); !errors.Is(err, boom) {
 		t.Fatalf("first Init = %v, want the opener's error", err)
 	}
 	cfg := new(action.Configuration)
-	if err := Init(cfg, getter, "ns", "flaky", nil); err != nil {
+	if err := Init(cfg, getter, "ns", name("flaky"), nil); err != nil {
 		t.Fatalf("second Init = %v; a failed Open was remembered", err)
 	}
 	if storeOf(cfg) == nil {
@@ -150,12 +185,12 @@ type structGetter struct {
 // cannot be, and gets a store of its own each time.
 func TestInitNonComparableGetter(t *testing.T) {
 	var opens atomic.Int32
-	withOpeners(t, map[string]Opener{"mem": countingOpener(&opens)})
+	name := withOpeners(t, map[string]driver.Opener{"mem": countingOpener(&opens)})
 	flags := genericclioptions.NewConfigFlags(false)
 	fg := funcGetter(func() genericclioptions.RESTClientGetter { return flags })
 	a, b := new(action.Configuration), new(action.Configuration)
 	for _, cfg := range []*action.Configuration{a, b} {
-		if err := Init(cfg, fg, "ns", "mem", nil); err != nil {
+		if err := Init(cfg, fg, "ns", name("mem"), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,7 +202,7 @@ func TestInitNonComparableGetter(t *testing.T) {
 	sg := structGetter{RESTClientGetter: flags, labels: map[string]string{"a": "b"}}
 	for range 2 {
 		cfg := new(action.Configuration)
-		if err := Init(cfg, sg, "ns", "mem", nil); err != nil {
+		if err := Init(cfg, sg, "ns", name("mem"), nil); err != nil {
 			t.Fatal(err)
 		}
 		if storeOf(cfg) == nil {

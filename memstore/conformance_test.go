@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/memstore"
-	"github.com/helmstore/helmstore/drivertest"
 )
 
 // harness opens each store on a space of its own, Reopens it by the same

@@ -3,7 +3,7 @@ package memstore
 import (
 	"context"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Heads returns the heads matching q, ordered by namespace, name and
@@ -11,13 +11,13 @@ import (
 // selector, an index set) as far as they go, and filters the rest with
 // q.Matches; here every head of the namespace (or of all of them) is
 // scanned, or the one under q.Key.
-func (b *memBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
+func (b *memBackend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
 	if err := b.check(ctx); err != nil {
 		return nil, err
 	}
 	b.s.mu.RLock()
 	defer b.s.mu.RUnlock()
-	var out []*backend.Head
+	var out []*driver.Head
 	for ns, heads := range b.s.heads {
 		if q.Namespace != "" && ns != q.Namespace {
 			continue
@@ -34,6 +34,6 @@ func (b *memBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.Hea
 			}
 		}
 	}
-	backend.SortHeads(out)
+	driver.SortHeads(out)
 	return out, nil
 }

@@ -4,21 +4,20 @@ import (
 	"context"
 	"sync"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Name is the driver name memstore registers.
 const Name = "memstore"
 
-func init() { helm3.Register(Name, open) }
+func init() { driver.Register(Name, Open) }
 
-// open is memstore's helm3.Opener: the backend over the space the
-// connection string names, wrapped by the engine. A real backend connects
-// here (and checks the connection, so that Open fails on a bad address
-// rather than the first Helm command).
-func open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
-	return backend.New(attach(cfg.ConnectionString), cfg), nil
+// Open is memstore's driver.Opener: the backend over the space the
+// connection string names ("" is a new private space). A real backend
+// connects here (and checks the connection, so that Open fails on a bad
+// address rather than the first Helm command).
+func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
+	return attach(cfg.ConnectionString), nil
 }
 
 // spaces are the named spaces that stores are open on, by name.

@@ -4,20 +4,19 @@ import (
 	"context"
 	"slices"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Parts returns the frames of the referenced parts that are stored, each
 // read from its ref's namespace. A part that is not stored is left out:
 // the engine reports the releases that need it.
-func (b *memBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[backend.Digest][]byte, error) {
+func (b *memBackend) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
 	if err := b.check(ctx); err != nil {
 		return nil, err
 	}
 	b.s.mu.RLock()
 	defer b.s.mu.RUnlock()
-	out := make(map[backend.Digest][]byte, len(refs))
+	out := make(map[driver.Digest][]byte, len(refs))
 	for _, r := range refs {
 		if p, ok := b.s.parts[r.Namespace][r.Digest]; ok {
 			out[r.Digest] = slices.Clone(p.frame)
@@ -28,8 +27,8 @@ func (b *memBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[bac
 
 // Stats counts the heads and parts of ns ("": all namespaces) and their
 // sizes.
-func (b *memBackend) Stats(ctx context.Context, ns string) (helm3.Stats, error) {
-	st := helm3.Stats{Parts: map[string]int{}}
+func (b *memBackend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+	st := driver.Stats{Parts: map[string]int{}}
 	if err := b.check(ctx); err != nil {
 		return st, err
 	}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // space is what a store holds, in the shape a database would hold it: a
@@ -18,40 +18,40 @@ import (
 // (a real backend uses a transaction, a server-side script or a batch).
 type space struct {
 	mu    sync.RWMutex
-	heads map[string]map[string]*record             // namespace -> key -> head
-	parts map[string]map[backend.Digest]*storedPart // namespace -> digest -> part
+	heads map[string]map[string]*record            // namespace -> key -> head
+	parts map[string]map[driver.Digest]*storedPart // namespace -> digest -> part
 
 	stores int // stores open on the space; guarded by spacesMu
 }
 
 func newSpace() *space {
-	return &space{heads: map[string]map[string]*record{}, parts: map[string]map[backend.Digest]*storedPart{}}
+	return &space{heads: map[string]map[string]*record{}, parts: map[string]map[driver.Digest]*storedPart{}}
 }
 
 // record is a stored head: a copy of the head the engine wrote, and, for a
 // head damaged behind the store's back (see Tamper in the tests), the error
 // that reading it gives, as a real store's unparseable row would.
 type record struct {
-	head   backend.Head
+	head   driver.Head
 	damage error
 }
 
 // storedPart is one part of one namespace.
 type storedPart struct {
-	kind  backend.Kind
+	kind  driver.Kind
 	size  int    // canonical (uncompressed) size, for Stats
 	frame []byte // the frame, as the engine gave it
 	refs  int    // heads of the namespace that reference it
 }
 
-// memBackend is backend.Backend over a space.
+// memBackend is driver.Backend over a space.
 type memBackend struct {
 	s      *space
 	name   string
 	closed atomic.Bool
 }
 
-var _ backend.Backend = (*memBackend)(nil)
+var _ driver.Backend = (*memBackend)(nil)
 
 // errClosed is returned by every method of a closed store.
 var errClosed = errors.New("memstore: store is closed")
@@ -76,7 +76,7 @@ func (b *memBackend) Close() error {
 // read returns a copy of the stored head, as a real store returns fresh
 // bytes from every read: nothing the engine or its caller does to it can
 // change what is stored.
-func (r *record) read() *backend.Head {
+func (r *record) read() *driver.Head {
 	h := r.head
 	h.Labels = maps.Clone(r.head.Labels)
 	h.Body = slices.Clone(r.head.Body)
@@ -87,7 +87,7 @@ func (r *record) read() *backend.Head {
 }
 
 // newRecord copies the head h for storing.
-func newRecord(h *backend.Head) *record {
+func newRecord(h *driver.Head) *record {
 	r := &record{head: *h}
 	r.head.Labels = maps.Clone(h.Labels)
 	r.head.Body = slices.Clone(h.Body)

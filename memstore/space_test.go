@@ -7,8 +7,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/memstore"
 )
 
@@ -44,7 +44,7 @@ func TestPartsCountedPerNamespace(t *testing.T) {
 	defer s.Close()
 	for _, ns := range []string{"a", "b"} {
 		for v := 1; v <= 2; v++ {
-			if err := s.Namespace(ns).Create(backend.MakeKey("app", v), rel(ns, "app", v, "same")); err != nil {
+			if err := s.Namespace(ns).Create(driver.MakeKey("app", v), rel(ns, "app", v, "same")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -55,19 +55,19 @@ func TestPartsCountedPerNamespace(t *testing.T) {
 		}
 	}
 	// New values: the old values part stays while revision 1 uses it.
-	if err := s.Namespace("a").Update(backend.MakeKey("app", 2), rel("a", "app", 2, "other")); err != nil {
+	if err := s.Namespace("a").Update(driver.MakeKey("app", 2), rel("a", "app", 2, "other")); err != nil {
 		t.Fatal(err)
 	}
 	if st := stats(t, s, "a"); st.Parts["values"] != 2 {
 		t.Fatalf("after an update with new values: %v", st.Parts)
 	}
-	if _, err := s.Namespace("a").Delete(backend.MakeKey("app", 1)); err != nil {
+	if _, err := s.Namespace("a").Delete(driver.MakeKey("app", 1)); err != nil {
 		t.Fatal(err)
 	}
 	if st := stats(t, s, "a"); st.Parts["values"] != 1 || st.TotalParts() != 3 {
 		t.Fatalf("after deleting the revision holding the old values: %v", st.Parts)
 	}
-	if _, err := s.Namespace("a").Delete(backend.MakeKey("app", 2)); err != nil {
+	if _, err := s.Namespace("a").Delete(driver.MakeKey("app", 2)); err != nil {
 		t.Fatal(err)
 	}
 	if st := stats(t, s, "a"); st.Releases != 0 || st.TotalParts() != 0 || st.PartBytes != 0 {
@@ -81,7 +81,7 @@ func TestPartsCountedPerNamespace(t *testing.T) {
 // A named space is shared by the stores open on it and goes with the last
 // of them; "" is private to its store.
 func TestSpaces(t *testing.T) {
-	k := backend.MakeKey("app", 1)
+	k := driver.MakeKey("app", 1)
 	a, b := open(t, t.Name()), open(t, t.Name())
 	if err := a.Create(k, rel("default", "app", 1, "x")); err != nil {
 		t.Fatal(err)

@@ -6,15 +6,17 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/internal/engine"
+
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // Tamper returns a drivertest.Tamperer that edits the space of s (a store
 // opened on memstore) behind its back.
 func Tamper(t *testing.T, s helm3.Store) drivertest.Tamperer {
-	b, ok := backend.BackendOf(s).(*memBackend)
+	b, ok := engine.Of(s).Backend().(*memBackend)
 	if !ok {
 		t.Fatalf("%T is not a memstore store", s)
 	}
@@ -71,7 +73,7 @@ func (tp tamperer) Part(ctx context.Context, ns, d string) ([]byte, error) {
 }
 
 func (tp tamperer) part(ns, d string) (*storedPart, error) {
-	dg, err := backend.ParseDigest(d)
+	dg, err := driver.ParseDigest(d)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +98,7 @@ func (tp tamperer) SetPart(ctx context.Context, ns, d string, frame []byte) erro
 func (tp tamperer) DeletePart(ctx context.Context, ns, d string) error {
 	tp.s.mu.Lock()
 	defer tp.s.mu.Unlock()
-	dg, err := backend.ParseDigest(d)
+	dg, err := driver.ParseDigest(d)
 	if err != nil {
 		return err
 	}
@@ -121,14 +123,14 @@ func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
 // as a server restarted without persistence would: the stores open on it
 // stay open.
 func Wipe(t *testing.T, s helm3.Store) {
-	b, ok := backend.BackendOf(s).(*memBackend)
+	b, ok := engine.Of(s).Backend().(*memBackend)
 	if !ok {
 		t.Fatalf("%T is not a memstore store", s)
 	}
 	b.s.mu.Lock()
 	defer b.s.mu.Unlock()
 	b.s.heads = map[string]map[string]*record{}
-	b.s.parts = map[string]map[backend.Digest]*storedPart{}
+	b.s.parts = map[string]map[driver.Digest]*storedPart{}
 }
 
 // Reshape damages the fields of memstore's records. A head record has

@@ -4,20 +4,19 @@ import (
 	"context"
 	"slices"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Create stores h and a reference to each of its parts, writing the parts
-// the namespace does not hold yet, atomically; helm3.ErrReleaseExists if
+// the namespace does not hold yet, atomically; driver.ErrReleaseExists if
 // the namespace holds the key.
-func (b *memBackend) Create(ctx context.Context, h *backend.Head, parts []*backend.Part) error {
+func (b *memBackend) Create(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	if err := b.check(ctx); err != nil {
 		return err
 	}
 	// Every part h references, each once, and an error if the engine did
 	// not give one (never record a reference without the bytes).
-	add, _, err := backend.DiffParts(nil, h, parts)
+	add, _, err := driver.DiffParts(nil, h, parts)
 	if err != nil {
 		return err
 	}
@@ -26,7 +25,7 @@ func (b *memBackend) Create(ctx context.Context, h *backend.Head, parts []*backe
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.heads[h.Namespace][h.Key]; ok {
-		return helm3.ErrReleaseExists
+		return driver.ErrReleaseExists
 	}
 	s.ref(h.Namespace, add)
 	s.putHead(newRecord(h))
@@ -35,10 +34,10 @@ func (b *memBackend) Create(ctx context.Context, h *backend.Head, parts []*backe
 
 // Update replaces the head stored under h.Namespace and h.Key, keeping its
 // CreatedAt, and moves part references from the old head's parts to h's,
-// atomically; helm3.ErrReleaseNotFound if there is no such head. The last
+// atomically; driver.ErrReleaseNotFound if there is no such head. The last
 // writer wins: there is no check that the head is still the one the engine
-// read (see helm3.ErrConflict).
-func (b *memBackend) Update(ctx context.Context, h *backend.Head, parts []*backend.Part) error {
+// read (see driver.ErrConflict).
+func (b *memBackend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	if err := b.check(ctx); err != nil {
 		return err
 	}
@@ -48,9 +47,9 @@ func (b *memBackend) Update(ctx context.Context, h *backend.Head, parts []*backe
 	defer s.mu.Unlock()
 	old, ok := s.heads[h.Namespace][h.Key]
 	if !ok {
-		return helm3.ErrReleaseNotFound
+		return driver.ErrReleaseNotFound
 	}
-	add, drop, err := backend.DiffParts(&old.head, h, parts)
+	add, drop, err := driver.DiffParts(&old.head, h, parts)
 	if err != nil {
 		return err
 	}
@@ -67,7 +66,7 @@ func (b *memBackend) Update(ctx context.Context, h *backend.Head, parts []*backe
 // references, removing the parts no other head of ns references,
 // atomically. It returns the head and the frames of its parts that have
 // says the engine lacks, read before anything is removed (PlanDelete).
-func (b *memBackend) Delete(ctx context.Context, ns, key string, have func(backend.Digest) bool) (*backend.Head, map[backend.Digest][]byte, error) {
+func (b *memBackend) Delete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*driver.Head, map[driver.Digest][]byte, error) {
 	if err := b.check(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -76,11 +75,11 @@ func (b *memBackend) Delete(ctx context.Context, ns, key string, have func(backe
 	defer s.mu.Unlock()
 	r, ok := s.heads[ns][key]
 	if !ok {
-		return nil, nil, helm3.ErrReleaseNotFound
+		return nil, nil, driver.ErrReleaseNotFound
 	}
 	h := r.read()
-	read, drop := backend.PlanDelete(h, have)
-	frames := make(map[backend.Digest][]byte, len(read))
+	read, drop := driver.PlanDelete(h, have)
+	frames := make(map[driver.Digest][]byte, len(read))
 	for _, ref := range read {
 		if p, ok := s.parts[ref.Namespace][ref.Digest]; ok {
 			frames[ref.Digest] = slices.Clone(p.frame)
@@ -98,9 +97,9 @@ func (b *memBackend) Delete(ctx context.Context, ns, key string, have func(backe
 // parts that ns does not hold: compressing a large part takes milliseconds,
 // which no other writer should wait for. (A part stored meanwhile is simply
 // not used; one removed meanwhile is compressed under the lock.)
-func (b *memBackend) compress(ns string, parts []*backend.Part) {
+func (b *memBackend) compress(ns string, parts []*driver.Part) {
 	b.s.mu.RLock()
-	var need []*backend.Part
+	var need []*driver.Part
 	for _, p := range parts {
 		if _, ok := b.s.parts[ns][p.Digest]; !ok {
 			need = append(need, p)
@@ -123,9 +122,9 @@ func (s *space) putHead(r *record) {
 
 // ref adds a reference to each part in ns, storing the parts ns lacks;
 // s.mu is held.
-func (s *space) ref(ns string, parts []*backend.Part) {
+func (s *space) ref(ns string, parts []*driver.Part) {
 	if len(parts) > 0 && s.parts[ns] == nil {
-		s.parts[ns] = map[backend.Digest]*storedPart{}
+		s.parts[ns] = map[driver.Digest]*storedPart{}
 	}
 	for _, p := range parts {
 		if sp, ok := s.parts[ns][p.Digest]; ok {
@@ -138,7 +137,7 @@ func (s *space) ref(ns string, parts []*backend.Part) {
 
 // unref drops one reference from each part, removing those left with
 // none; s.mu is held.
-func (s *space) unref(refs []backend.PartRef) {
+func (s *space) unref(refs []driver.PartRef) {
 	for _, r := range refs {
 		sp, ok := s.parts[r.Namespace][r.Digest]
 		if !ok {

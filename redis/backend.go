@@ -14,12 +14,10 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
-// redisBackend is backend.Backend over a go-redis UniversalClient.
+// redisBackend is driver.Backend over a go-redis UniversalClient.
 type redisBackend struct {
 	c   goredis.UniversalClient
 	k   keys
@@ -43,7 +41,7 @@ type redisBackend struct {
 	sink *logSink
 }
 
-var _ backend.Backend = (*redisBackend)(nil)
+var _ driver.Backend = (*redisBackend)(nil)
 
 func newBackend(c goredis.UniversalClient, prefix string, log func(string, ...interface{})) *redisBackend {
 	_, cluster := c.(*goredis.ClusterClient)
@@ -121,7 +119,7 @@ func scanNode(ctx context.Context, c *goredis.Client, pattern, typ string) ([]st
 }
 
 // indexSets returns the index sets q selects by in ns (none: all of ns).
-func (b *redisBackend) indexSets(ns string, q backend.Query) []string {
+func (b *redisBackend) indexSets(ns string, q driver.Query) []string {
 	var sets []string
 	if q.Name != "" {
 		sets = append(sets, b.k.name(ns, q.Name))
@@ -163,7 +161,7 @@ func (b *redisBackend) headKeys(ctx context.Context, ns string) ([]string, error
 // the two reads. A namespace one of whose index sets is not a set is read
 // by scanning its heads instead; a head that is not a hash is returned
 // with Err.
-func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
+func (b *redisBackend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
 	nss, err := b.namespaces(ctx, q.Namespace)
 	if err != nil {
 		return nil, err
@@ -224,7 +222,7 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 	if err != nil {
 		return nil, err
 	}
-	var out []*backend.Head
+	var out []*driver.Head
 	for i, c := range cands {
 		m, err := cmds[i].Result()
 		if err != nil { // the head is not a hash (firstError let only that through)
@@ -243,16 +241,16 @@ func (b *redisBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.H
 		}
 		out = append(out, h)
 	}
-	backend.SortHeads(out)
+	driver.SortHeads(out)
 	return out, nil
 }
 
 // wrongTypeHead is the head of key in ns when its key holds something else
 // than a hash: corrupt, its name taken from the key.
-func wrongTypeHead(ns, key string) *backend.Head {
-	name, version, _ := backend.ParseKey(key)
-	return &backend.Head{Namespace: ns, Key: key, Name: name, Version: version,
-		Err: fmt.Errorf("release %q in namespace %q: %w: its head is not a Redis hash", key, ns, codec.ErrCorrupt)}
+func wrongTypeHead(ns, key string) *driver.Head {
+	name, version, _ := driver.ParseKey(key)
+	return &driver.Head{Namespace: ns, Key: key, Name: name, Version: version,
+		Err: fmt.Errorf("release %q in namespace %q: %w: its head is not a Redis hash", key, ns, driver.ErrCorrupt)}
 }
 
 // prune removes key from sets if its head does not exist (an index entry a
@@ -266,10 +264,10 @@ func (b *redisBackend) prune(ctx context.Context, ns, key string, sets []string)
 }
 
 // parseHead builds a head from its stored hash. A field that does not parse
-// sets h.Err (wrapping codec.ErrCorrupt), so one damaged release does not
+// sets h.Err (wrapping driver.ErrCorrupt), so one damaged release does not
 // hide the others; rev is the head's write token.
-func parseHead(ns, key string, m map[string]string) (h *backend.Head, rev string) {
-	h = &backend.Head{Namespace: ns, Key: key, Name: m[fName], Status: m[fStatus], Owner: m[fOwner], Body: []byte(m[fBody])}
+func parseHead(ns, key string, m map[string]string) (h *driver.Head, rev string) {
+	h = &driver.Head{Namespace: ns, Key: key, Name: m[fName], Status: m[fStatus], Owner: m[fOwner], Body: []byte(m[fBody])}
 	var problems []string
 	// Every write stores every field (empty for none): one missing is
 	// damage (a missing labels field would read as no labels).
@@ -300,9 +298,9 @@ func parseHead(ns, key string, m map[string]string) (h *backend.Head, rev string
 	}
 	for _, p := range []struct {
 		f string
-		d *codec.Digest
+		d *driver.Digest
 	}{{fChart, &h.Chart}, {fValues, &h.Values}, {fManifest, &h.Manifest}, {fVBase, &h.ValuesBase}, {fMBase, &h.ManifestBase}} {
-		d, err := codec.ParseDigest(m[p.f])
+		d, err := driver.ParseDigest(m[p.f])
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s digest: %v", p.f, err))
 			continue
@@ -310,7 +308,7 @@ func parseHead(ns, key string, m map[string]string) (h *backend.Head, rev string
 		*p.d = d
 	}
 	if len(problems) > 0 {
-		h.Err = fmt.Errorf("release %q in namespace %q: %w: %s", key, ns, codec.ErrCorrupt, strings.Join(problems, "; "))
+		h.Err = fmt.Errorf("release %q in namespace %q: %w: %s", key, ns, driver.ErrCorrupt, strings.Join(problems, "; "))
 	}
 	return h, m[fRev]
 }
@@ -322,7 +320,7 @@ var headFieldsWritten = []string{fName, fVersion, fStatus, fOwner, fCreated, fMo
 
 // headFields returns the hash fields of h, with created as given (an Update
 // keeps the stored one).
-func headFields(h *backend.Head, created string) ([]interface{}, error) {
+func headFields(h *driver.Head, created string) ([]interface{}, error) {
 	labels := []byte("{}")
 	if len(h.Labels) > 0 {
 		var err error
@@ -344,8 +342,8 @@ func headFields(h *backend.Head, created string) ([]interface{}, error) {
 
 // Parts reads the frames of refs in one pipelined round trip. A part that
 // is not a hash is absent, as one not stored.
-func (b *redisBackend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
-	out := make(map[codec.Digest][]byte, len(refs))
+func (b *redisBackend) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
+	out := make(map[driver.Digest][]byte, len(refs))
 	if len(refs) == 0 {
 		return out, nil
 	}
@@ -393,8 +391,8 @@ func (b *redisBackend) members(ctx context.Context, ns string, cmd *goredis.Stri
 // Stats counts the heads and parts of ns ("": every namespace). A head or
 // part that is not a hash counts as stored, with no bytes; where the set
 // of releases or of parts is not a set, the keys are found by scanning.
-func (b *redisBackend) Stats(ctx context.Context, ns string) (helm3.Stats, error) {
-	s := helm3.Stats{Parts: map[string]int{}}
+func (b *redisBackend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+	s := driver.Stats{Parts: map[string]int{}}
 	nss, err := b.namespaces(ctx, ns)
 	if err != nil || len(nss) == 0 {
 		return s, err

@@ -3,8 +3,8 @@ package redis_test
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 

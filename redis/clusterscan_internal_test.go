@@ -19,10 +19,12 @@ import (
 func TestScanNamespacesTrustedOnlyAtRest(t *testing.T) {
 	c := testenv.StartRedisCluster(t, 3, 0)
 	ctx := context.Background()
-	s, err := Open(ctx, helm3.NewConfig(Name, c.URL()+"?key_prefix=scan-test"))
+	cfg := helm3.NewConfig(Name, c.URL()+"?key_prefix=scan-test")
+	rb, err := Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := helm3.New(rb, cfg)
 	defer s.Close()
 	b := backendOf(t, s)
 	cc := b.c.(*goredis.ClusterClient)

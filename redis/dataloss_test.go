@@ -8,8 +8,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -36,7 +36,7 @@ func seenFromEverywhere(t *testing.T, conn, ns, key, what string) {
 	}
 	found := false
 	for _, r := range list {
-		found = found || (r.Namespace == ns && backend.MakeKey(r.Name, r.Version) == key)
+		found = found || (r.Namespace == ns && driver.MakeKey(r.Name, r.Version) == key)
 	}
 	if !found {
 		t.Fatalf("%s: the all-namespaces List of a fresh store misses %s/%s (it has %d releases)", what, ns, key, len(list))
@@ -62,7 +62,7 @@ func TestRegistryAfterDataLoss(t *testing.T) {
 	if err := upgrade(v, ns, "app", 1); err != nil {
 		t.Fatal(err)
 	}
-	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "before any loss")
+	seenFromEverywhere(t, conn, ns, driver.MakeKey("app", 1), "before any loss")
 
 	admin := n.Client()
 	defer admin.Close()
@@ -72,7 +72,7 @@ func TestRegistryAfterDataLoss(t *testing.T) {
 	if err := upgrade(v, ns, "app", 1); err != nil {
 		t.Fatal(err)
 	}
-	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "after FLUSHALL")
+	seenFromEverywhere(t, conn, ns, driver.MakeKey("app", 1), "after FLUSHALL")
 
 	n.Kill()
 	if err := n.Restart(); err != nil {
@@ -91,5 +91,5 @@ func TestRegistryAfterDataLoss(t *testing.T) {
 	if err := upgrade(v, ns, "app", 2); err != nil {
 		t.Fatal(err)
 	}
-	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 2), "after a restart without persistence")
+	seenFromEverywhere(t, conn, ns, driver.MakeKey("app", 2), "after a restart without persistence")
 }

@@ -7,16 +7,16 @@ import (
 	"strings"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/helmstore/helmstore/driver"
 
-	"github.com/helmstore/helmstore/helm3"
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // errUnavailable is wrapped by every error that comes from reaching Redis
 // (connection refused or reset, timeouts, a server loading, a Cluster
 // without a primary for a slot, redirects past go-redis's limit): such a
 // failure is never "not found".
-var errUnavailable = helm3.ErrUnavailable
+var errUnavailable = driver.ErrUnavailable
 
 // unavailableError wraps a failure to reach or use the server.
 type unavailableError struct{ err error }
@@ -31,13 +31,13 @@ type deniedError struct{ err error }
 
 func (e *deniedError) Error() string { return e.err.Error() }
 
-// Unwrap returns the cause and helm3.ErrAccessDenied.
-func (e *deniedError) Unwrap() []error { return []error{e.err, helm3.ErrAccessDenied} }
+// Unwrap returns the cause and driver.ErrAccessDenied.
+func (e *deniedError) Unwrap() []error { return []error{e.err, driver.ErrAccessDenied} }
 
 // unavailable wraps err (from go-redis) so errors.Is(err, errUnavailable),
 // unless it is a reply that says the request itself was refused: the
 // credentials or a permission (WRONGPASS, NOAUTH, NOPERM: wrapped so
-// errors.Is(err, helm3.ErrAccessDenied) instead) or a key of the wrong
+// errors.Is(err, driver.ErrAccessDenied) instead) or a key of the wrong
 // type (WRONGTYPE, someone else's key under our prefix).
 func unavailable(err error) error {
 	if err == nil {

@@ -16,7 +16,12 @@ func IsUnavailable(err error) bool { return errors.Is(err, errUnavailable) }
 // Cluster node as the store learns of them (a Cluster node's own address,
 // which it advertises, is mapped when it is dialled).
 func OpenProxied(conn string, proxy func(string) string, opts ...helm3.Option) (helm3.Store, error) {
-	return open(context.Background(), helm3.NewConfig(Name, conn, opts...), proxy)
+	cfg := helm3.NewConfig(Name, conn, opts...)
+	b, err := open(context.Background(), cfg, proxy)
+	if err != nil {
+		return nil, err
+	}
+	return helm3.New(b, cfg), nil
 }
 
 // SetScanKeysMax sets the most keys a Cluster's primaries may hold for a

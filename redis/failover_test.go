@@ -10,8 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -74,7 +74,7 @@ func TestClusterFailoverPromptly(t *testing.T) {
 		}
 		close(promoted)
 	}()
-	key := backend.MakeKey("app", 3)
+	key := driver.MakeKey("app", 3)
 	var first time.Duration
 	var promotion time.Duration = -1
 	var last error
@@ -105,7 +105,7 @@ func TestClusterFailoverPromptly(t *testing.T) {
 		promotion = <-promoted
 	}
 	// The store writes too.
-	if err := s.Create(backend.MakeKey("app", 4), smallRelease("app", ns, 4, release.StatusDeployed)); err != nil {
+	if err := s.Create(driver.MakeKey("app", 4), smallRelease("app", ns, 4, release.StatusDeployed)); err != nil {
 		t.Fatalf("write after the failover: %v", err)
 	}
 	t.Logf("primary killed; replica promoted after %v; first successful read after %v (%v after the promotion); last error before: %v",

@@ -10,8 +10,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // smallRelease returns revision v of a small release: a chart shared by
@@ -34,11 +34,11 @@ func smallRelease(name, ns string, v int, status release.Status) *release.Releas
 // upgrade does what Helm's upgrade does to storage: create revision v
 // deployed, then mark revision v-1 superseded.
 func upgrade(s helm3.Store, ns, name string, v int) error {
-	if err := s.Create(backend.MakeKey(name, v), smallRelease(name, ns, v, release.StatusDeployed)); err != nil {
+	if err := s.Create(driver.MakeKey(name, v), smallRelease(name, ns, v, release.StatusDeployed)); err != nil {
 		return fmt.Errorf("create revision %d of %s/%s: %w", v, ns, name, err)
 	}
 	if v > 1 {
-		if err := s.Update(backend.MakeKey(name, v-1), smallRelease(name, ns, v-1, release.StatusSuperseded)); err != nil {
+		if err := s.Update(driver.MakeKey(name, v-1), smallRelease(name, ns, v-1, release.StatusSuperseded)); err != nil {
 			return fmt.Errorf("supersede revision %d of %s/%s: %w", v-1, ns, name, err)
 		}
 	}

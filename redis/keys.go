@@ -3,7 +3,7 @@ package redis
 import (
 	"strings"
 
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // keys builds the names of everything the backend stores, all under one
@@ -41,7 +41,7 @@ func (k keys) name(ns, name string) string    { return k.tag(ns) + "n:" + name }
 func (k keys) status(ns, s string) string     { return k.tag(ns) + "s:" + s }
 func (k keys) label(ns, lk, lv string) string { return k.tag(ns) + "l:" + lk + "=" + lv }
 func (k keys) parts(ns string) string         { return k.tag(ns) + "parts" }
-func (k keys) part(ns string, d codec.Digest) string {
+func (k keys) part(ns string, d driver.Digest) string {
 	return k.tag(ns) + "p:" + d.String()
 }
 func (k keys) record(ns, token string) string { return k.tag(ns) + "o:" + token }

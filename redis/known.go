@@ -3,7 +3,7 @@ package redis
 import (
 	"sync"
 
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // knownParts remembers, boundedly, parts this store has seen stored. It is a
@@ -18,21 +18,21 @@ type knownParts struct {
 
 type partID struct {
 	ns string
-	d  codec.Digest
+	d  driver.Digest
 }
 
 func newKnownParts(max int) *knownParts {
 	return &knownParts{max: max, m: map[partID]struct{}{}}
 }
 
-func (k *knownParts) has(ns string, d codec.Digest) bool {
+func (k *knownParts) has(ns string, d driver.Digest) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	_, ok := k.m[partID{ns, d}]
 	return ok
 }
 
-func (k *knownParts) add(ns string, d codec.Digest) {
+func (k *knownParts) add(ns string, d driver.Digest) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if len(k.m) >= k.max {
@@ -44,7 +44,7 @@ func (k *knownParts) add(ns string, d codec.Digest) {
 	k.m[partID{ns, d}] = struct{}{}
 }
 
-func (k *knownParts) forget(ns string, d codec.Digest) {
+func (k *knownParts) forget(ns string, d driver.Digest) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	delete(k.m, partID{ns, d})

@@ -10,8 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -49,7 +49,7 @@ func TestLostDeleteReplyLargeRelease(t *testing.T) {
 	defer admin.Close()
 	ctx := context.Background()
 	r := largeRelease("big", 16<<20)
-	key := backend.MakeKey("big", 1)
+	key := driver.MakeKey("big", 1)
 	lostAfterApply := 0
 	for k := 1; k <= 4; k++ {
 		if err := s.Create(key, r); err != nil {
@@ -114,7 +114,7 @@ func TestDeleteTooLargeForReadTimeout(t *testing.T) {
 	defer admin.Close()
 	ctx := context.Background()
 	r := largeRelease("big", 16<<20)
-	key := backend.MakeKey("big", 1)
+	key := driver.MakeKey("big", 1)
 	for i := 0; i < 3; i++ {
 		if _, err := s.Get(key); errors.Is(err, helm3.ErrReleaseNotFound) {
 			if err := s.Create(key, r); err != nil {
@@ -182,7 +182,7 @@ func TestWriteRecordOutlivesTheTimeout(t *testing.T) {
 		if err := upgrade(s, "default", "app", 2); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Delete(backend.MakeKey("app", 1)); err != nil {
+		if _, err := s.Delete(driver.MakeKey("app", 1)); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()

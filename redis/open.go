@@ -13,8 +13,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Name is the driver name the package registers.
@@ -25,7 +24,7 @@ const Name = "redis"
 const DefaultPrefix = "helmstore"
 
 func init() {
-	helm3.Register(Name, Open)
+	driver.Register(Name, Open)
 }
 
 // Options the connection string carries for helmstore itself (go-redis
@@ -67,13 +66,13 @@ type settings struct {
 
 // Open opens a Redis store (standalone, Sentinel or Cluster) from
 // cfg.ConnectionString; see the package documentation for its forms.
-func Open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 	return open(ctx, cfg, nil)
 }
 
 // open is Open, dialling mapAddr(addr) for every address addr the client
 // dials, when mapAddr is not nil.
-func open(ctx context.Context, cfg *helm3.Config, mapAddr func(string) string) (helm3.Store, error) {
+func open(ctx context.Context, cfg *driver.Config, mapAddr func(string) string) (driver.Backend, error) {
 	sink := newLogSink(cfg.Log)
 	c, set, err := newClient(cfg.ConnectionString, mapAddr, sink)
 	if err != nil {
@@ -92,7 +91,7 @@ func open(ctx context.Context, cfg *helm3.Config, mapAddr func(string) string) (
 		b.Close()
 		return nil, err
 	}
-	return backend.New(b, cfg), nil
+	return b, nil
 }
 
 // newClient parses a connection string into a go-redis client: a Sentinel
@@ -105,7 +104,7 @@ func open(ctx context.Context, cfg *helm3.Config, mapAddr func(string) string) (
 func newClient(conn string, mapAddr func(string) string, sink *logSink) (goredis.UniversalClient, settings, error) {
 	set := settings{prefix: DefaultPrefix}
 	if conn == "" {
-		return nil, set, fmt.Errorf("no connection string: set %s to a redis:// or rediss:// URL", helm3.ConnectionStringEnv(Name))
+		return nil, set, fmt.Errorf("no connection string: set %s to a redis:// or rediss:// URL", driver.ConnectionStringEnv(Name))
 	}
 	u, err := url.Parse(conn)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -185,7 +185,7 @@ func allNamespacesDuringSlotMove(t *testing.T, c *testenv.RedisCluster) {
 	if n, err := dst.c.ClusterCountKeysInSlot(ctx, int(slot)).Result(); err != nil || n == 0 {
 		t.Fatalf("the new primary holds no key of slot %d (%v)", slot, err)
 	}
-	seenFromEverywhere(t, conn, ns, backend.MakeKey("app", 1), "after the move")
+	seenFromEverywhere(t, conn, ns, driver.MakeKey("app", 1), "after the move")
 }
 
 // In a Cluster, a primary that loses its data (FLUSHALL, a restart without
@@ -220,11 +220,11 @@ func TestClusterRegistryPerPrimaryDataLoss(t *testing.T) {
 	if err := lost.c.FlushAll(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	seenFromEverywhere(t, conn, nsOf[kept.id], backend.MakeKey("app-"+nsOf[kept.id], 1), "after another primary lost its data")
+	seenFromEverywhere(t, conn, nsOf[kept.id], driver.MakeKey("app-"+nsOf[kept.id], 1), "after another primary lost its data")
 	if err := upgrade(s.Namespace(nsOf[lost.id]), nsOf[lost.id], "app-"+nsOf[lost.id], 1); err != nil {
 		t.Fatal(err)
 	}
-	seenFromEverywhere(t, conn, nsOf[lost.id], backend.MakeKey("app-"+nsOf[lost.id], 1), "after FLUSHALL of the namespace's primary")
+	seenFromEverywhere(t, conn, nsOf[lost.id], driver.MakeKey("app-"+nsOf[lost.id], 1), "after FLUSHALL of the namespace's primary")
 
 	lost.n.Kill()
 	if err := lost.n.Restart(); err != nil {
@@ -244,6 +244,6 @@ func TestClusterRegistryPerPrimaryDataLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seenFromEverywhere(t, conn, nsOf[lost.id], backend.MakeKey("app-"+nsOf[lost.id], 1), "after a restart of the namespace's primary without persistence")
-	seenFromEverywhere(t, conn, nsOf[kept.id], backend.MakeKey("app-"+nsOf[kept.id], 1), "after a restart of another primary")
+	seenFromEverywhere(t, conn, nsOf[lost.id], driver.MakeKey("app-"+nsOf[lost.id], 1), "after a restart of the namespace's primary without persistence")
+	seenFromEverywhere(t, conn, nsOf[kept.id], driver.MakeKey("app-"+nsOf[kept.id], 1), "after a restart of another primary")
 }

@@ -11,9 +11,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -82,12 +82,12 @@ func upgradeFound(s helm3.Store, ns, name string, mustExist bool) (int, error) {
 		last = max(last, r.Version)
 	}
 	v := last + 1
-	if err := s.Create(backend.MakeKey(name, v), smallRelease(name, ns, v, release.StatusDeployed)); err != nil {
+	if err := s.Create(driver.MakeKey(name, v), smallRelease(name, ns, v, release.StatusDeployed)); err != nil {
 		return 0, fmt.Errorf("create revision %d: %w", v, err)
 	}
 	for _, r := range rs {
 		if r.Info.Status == release.StatusDeployed {
-			if err := s.Update(backend.MakeKey(name, r.Version), smallRelease(name, ns, r.Version, release.StatusSuperseded)); err != nil {
+			if err := s.Update(driver.MakeKey(name, r.Version), smallRelease(name, ns, r.Version, release.StatusSuperseded)); err != nil {
 				return v, fmt.Errorf("supersede revision %d: %w", r.Version, err)
 			}
 		}
@@ -219,7 +219,7 @@ func TestSentinelFailover(t *testing.T) {
 			default:
 			}
 			name := fmt.Sprintf("app-%d", i%writers)
-			if _, err := s.Get(backend.MakeKey(name, 1+i%3)); err != nil {
+			if _, err := s.Get(driver.MakeKey(name, 1+i%3)); err != nil {
 				errs.add(fmt.Errorf("get: %w", err))
 				time.Sleep(20 * time.Millisecond)
 			}

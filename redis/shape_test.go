@@ -11,9 +11,9 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/redis"
 )
@@ -65,7 +65,7 @@ func (r *rawStore) must(t *testing.T, cmds ...[]interface{}) {
 func (r *rawStore) create(t *testing.T, names ...string) {
 	t.Helper()
 	for _, n := range names {
-		if err := r.s.Create(backend.MakeKey(n, 1), smallRelease(n, "default", 1, release.StatusDeployed)); err != nil {
+		if err := r.s.Create(driver.MakeKey(n, 1), smallRelease(n, "default", 1, release.StatusDeployed)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,12 +80,12 @@ func cmd(args ...interface{}) []interface{} { return args }
 func TestCreateOverBadRefsWritesNothing(t *testing.T) {
 	r := newRawStore(t)
 	r.create(t, "alpha")
-	chart, err := r.c.HGet(context.Background(), r.head("default", backend.MakeKey("alpha", 1)), "chart").Result()
+	chart, err := r.c.HGet(context.Background(), r.head("default", driver.MakeKey("alpha", 1)), "chart").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.must(t, cmd("HSET", r.part("default", chart), "refs", "x"))
-	key := backend.MakeKey("beta", 1)
+	key := driver.MakeKey("beta", 1)
 	err = r.s.Create(key, smallRelease("beta", "default", 1, release.StatusDeployed))
 	if !errors.Is(err, helm3.ErrCorrupt) || redis.IsUnavailable(err) {
 		t.Fatalf("Create over a part whose refs is not a number: %v; want ErrCorrupt, not unavailable", err)
@@ -114,9 +114,9 @@ var wrongTypes = []struct {
 	key     func(r *rawStore, t *testing.T) string
 	corrupt string
 }{
-	{"head", func(r *rawStore, t *testing.T) string { return r.head("default", backend.MakeKey("alpha", 1)) }, "alpha"},
+	{"head", func(r *rawStore, t *testing.T) string { return r.head("default", driver.MakeKey("alpha", 1)) }, "alpha"},
 	{"values part", func(r *rawStore, t *testing.T) string {
-		return r.part("default", r.values(t, "default", backend.MakeKey("alpha", 1)))
+		return r.part("default", r.values(t, "default", driver.MakeKey("alpha", 1)))
 	}, "alpha"},
 	{"name index", func(r *rawStore, t *testing.T) string { return r.set("default", "n:alpha") }, ""},
 	{"all index", func(r *rawStore, t *testing.T) string { return r.set("default", "all") }, ""},
@@ -136,7 +136,7 @@ func TestWrongTypeKeys(t *testing.T) {
 			r.create(t, "alpha", "beta", "gamma")
 			k := wt.key(r, t)
 			r.must(t, cmd("DEL", k), cmd("SET", k, "not what you think"))
-			ak := backend.MakeKey("alpha", 1)
+			ak := driver.MakeKey("alpha", 1)
 			for _, v := range []helm3.Store{r.s, r.s.Namespace("")} {
 				got, err := v.Get(ak)
 				if wt.corrupt == "alpha" {
@@ -185,7 +185,7 @@ func TestWrongTypeKeys(t *testing.T) {
 				}
 			}
 			for _, n := range []string{"beta", "gamma", "delta"} {
-				if _, err := r.s.Delete(backend.MakeKey(n, 1)); err != nil {
+				if _, err := r.s.Delete(driver.MakeKey(n, 1)); err != nil {
 					t.Fatalf("Delete of %s: %v", n, err)
 				}
 			}
@@ -200,7 +200,7 @@ func TestHeadMissingField(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			r := newRawStore(t)
 			r.create(t, "alpha", "beta")
-			ak := backend.MakeKey("alpha", 1)
+			ak := driver.MakeKey("alpha", 1)
 			r.must(t, cmd("HDEL", r.head("default", ak), f))
 			start := time.Now()
 			err := r.s.Update(ak, smallRelease("alpha", "default", 1, release.StatusSuperseded))
@@ -223,7 +223,7 @@ func TestHeadMissingField(t *testing.T) {
 			if d := time.Since(start); d > 10*time.Second {
 				t.Fatalf("Update and Delete took %v", d)
 			}
-			if got, err := r.s.Get(backend.MakeKey("beta", 1)); err != nil || got.Name != "beta" {
+			if got, err := r.s.Get(driver.MakeKey("beta", 1)); err != nil || got.Name != "beta" {
 				t.Fatalf("Get of beta: %v", err)
 			}
 		})
@@ -250,7 +250,7 @@ func TestReshapeVariants(t *testing.T) {
 			for i := 0; ; i++ {
 				r := newRawStore(t)
 				r.create(t, "alpha", "beta", "gamma")
-				ak := backend.MakeKey("alpha", 1)
+				ak := driver.MakeKey("alpha", 1)
 				tg := drivertest.Target{Namespace: "default", Key: ak}
 				if target == "part" {
 					tg = drivertest.Target{Namespace: "default", Part: r.values(t, "default", ak)}
@@ -266,7 +266,7 @@ func TestReshapeVariants(t *testing.T) {
 					t.Errorf("%s: Get of alpha: %v", what, err)
 				}
 				for _, v := range []helm3.Store{r.s, r.s.Namespace("")} {
-					if got, err := v.Get(backend.MakeKey("beta", 1)); err != nil || got.Name != "beta" {
+					if got, err := v.Get(driver.MakeKey("beta", 1)); err != nil || got.Name != "beta" {
 						t.Errorf("%s: Get of beta: %v", what, err)
 					}
 					list, err := v.List(func(*release.Release) bool { return true })

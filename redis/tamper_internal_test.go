@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/helmstore/helmstore/internal/engine"
+
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // Tamper returns the conformance suite's Tamperer over the keys of s: it
@@ -20,7 +22,7 @@ func Tamper(t *testing.T, s helm3.Store) drivertest.Tamperer {
 }
 
 func backendOf(t *testing.T, s helm3.Store) *redisBackend {
-	b, ok := backend.BackendOf(s).(*redisBackend)
+	b, ok := engine.Of(s).Backend().(*redisBackend)
 	if !ok {
 		t.Fatalf("%T is not a Redis store", s)
 	}
@@ -141,7 +143,7 @@ func (tp tamperer) Reshape(ctx context.Context, target drivertest.Target, shape 
 	var edits []edit
 	if target.Key != "" {
 		head := k.head(ns, target.Key)
-		name, _, _ := backend.ParseKey(target.Key)
+		name, _, _ := driver.ParseKey(target.Key)
 		switch shape {
 		case drivertest.WrongType:
 			edits = []edit{str(head, "head"), other(head, "head", "set"), str(k.name(ns, name), "name index set"), str(tp.b.registryKey(ns), "namespace registry")}

@@ -10,15 +10,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // errConflict is returned by a write that lost the compare-and-swap race
 // (another writer changed the head between this writer's read and its
 // script) more often than the retry policy allows: nothing was written.
-var errConflict = fmt.Errorf("%w: the release kept changing under this write", helm3.ErrConflict)
+var errConflict = fmt.Errorf("%w: the release kept changing under this write", driver.ErrConflict)
 
 // minRecordTTL is the least time a write's reply is kept for a run of the
 // same script sent again (writeScript).
@@ -46,9 +44,9 @@ const (
 
 // partOp is one change of a part's references by a write.
 type partOp struct {
-	d     codec.Digest
-	delta int         // +1 or -1
-	part  *codec.Part // for +1: the part, whose frame is sent unless known
+	d     driver.Digest
+	delta int          // +1 or -1
+	part  *driver.Part // for +1: the part, whose frame is sent unless known
 }
 
 // write is one run of writeScript.
@@ -64,15 +62,15 @@ type write struct {
 // result is what the script answered.
 type result struct {
 	status  string // OK, EXISTS, NOTFOUND, CONFLICT, CORRUPT
-	freed   []codec.Digest
-	missing []codec.Digest
+	freed   []driver.Digest
+	missing []driver.Digest
 	what    string // CORRUPT: what is damaged
 }
 
 // corrupt is the error for a write the script refused because what it
 // touches is damaged.
 func (r *result) corrupt(w *write) error {
-	return fmt.Errorf("release %q in namespace %q: %w: %s", w.key, w.ns, helm3.ErrCorrupt, r.what)
+	return fmt.Errorf("release %q in namespace %q: %w: %s", w.key, w.ns, driver.ErrCorrupt, r.what)
 }
 
 func newRev() string {
@@ -84,7 +82,7 @@ func newRev() string {
 // run runs w, sending again with their frames the parts the server says it
 // lacks (the store's guess that they were stored was wrong).
 func (b *redisBackend) run(ctx context.Context, w *write) (*result, error) {
-	send := map[codec.Digest]bool{}
+	send := map[driver.Digest]bool{}
 	for attempt := 0; ; attempt++ {
 		res, err := b.runOnce(ctx, w, send)
 		if err != nil || res.status != "MISSING" {
@@ -100,7 +98,7 @@ func (b *redisBackend) run(ctx context.Context, w *write) (*result, error) {
 	}
 }
 
-func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Digest]bool) (*result, error) {
+func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[driver.Digest]bool) (*result, error) {
 	token := newRev() // the new rev, and the token of this run's record
 	record := b.k.record(w.ns, token)
 	ks := []string{b.k.head(w.ns, w.key), b.k.parts(w.ns), record}
@@ -127,7 +125,7 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[codec.Dig
 		args = append(args, at(s))
 	}
 	args = append(args, len(w.parts))
-	sent := map[codec.Digest]bool{}
+	sent := map[driver.Digest]bool{}
 	for _, p := range w.parts {
 		var frame []byte
 		kind, size := "", "0"
@@ -179,9 +177,9 @@ func parseResult(reply []interface{}) (*result, error) {
 	}
 	st, _ := reply[0].(string)
 	res := &result{status: st}
-	digest := func(v interface{}) (codec.Digest, error) {
+	digest := func(v interface{}) (driver.Digest, error) {
 		s, _ := v.(string)
-		return codec.ParseDigest(s)
+		return driver.ParseDigest(s)
 	}
 	switch st {
 	case "EXISTS", "NOTFOUND", "CONFLICT":
@@ -216,7 +214,7 @@ func parseResult(reply []interface{}) (*result, error) {
 
 // headSets returns the index sets h is a member of. Its labels are known
 // only if they could be read.
-func (b *redisBackend) headSets(h *backend.Head) []string {
+func (b *redisBackend) headSets(h *driver.Head) []string {
 	sets := []string{b.k.all(h.Namespace)}
 	if h.Name != "" {
 		sets = append(sets, b.k.name(h.Namespace, h.Name))
@@ -246,8 +244,8 @@ func minus(a, b []string) []string {
 }
 
 // digests returns the distinct digests h references.
-func digests(h *backend.Head) map[codec.Digest]bool {
-	out := map[codec.Digest]bool{}
+func digests(h *driver.Head) map[driver.Digest]bool {
+	out := map[driver.Digest]bool{}
 	for _, r := range h.Parts() {
 		out[r.Digest] = true
 	}
@@ -256,8 +254,8 @@ func digests(h *backend.Head) map[codec.Digest]bool {
 
 // Create stores h and references its parts, storing those the namespace
 // lacks, in one script.
-func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
-	add, _, err := backend.DiffParts(nil, h, parts)
+func (b *redisBackend) Create(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
+	add, _, err := driver.DiffParts(nil, h, parts)
 	if err != nil {
 		return err
 	}
@@ -277,7 +275,7 @@ func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*cod
 	case "OK":
 		return nil
 	case "EXISTS":
-		return helm3.ErrReleaseExists
+		return driver.ErrReleaseExists
 	case "CORRUPT":
 		return res.corrupt(w)
 	}
@@ -286,7 +284,7 @@ func (b *redisBackend) Create(ctx context.Context, h *backend.Head, parts []*cod
 
 // readHead returns the stored head of key in ns and its fields. A head
 // that is not a hash is returned with Err, and wrongTypeRev as its rev.
-func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*backend.Head, map[string]string, error) {
+func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*driver.Head, map[string]string, error) {
 	var m map[string]string
 	err := b.again(ctx, func() (err error) {
 		m, err = b.c.HGetAll(ctx, b.k.head(ns, key)).Result()
@@ -299,7 +297,7 @@ func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*backend.H
 		return nil, nil, err
 	}
 	if len(m) == 0 {
-		return nil, nil, helm3.ErrReleaseNotFound
+		return nil, nil, driver.ErrReleaseNotFound
 	}
 	h, _ := parseHead(ns, key, m)
 	return h, m, nil
@@ -324,7 +322,7 @@ func (b *redisBackend) retry(ctx context.Context, attempt int) error {
 // index entries and part references to what h has, in one script that
 // applies only if the head is still the one read (else read again and
 // retry: the last writer wins, whole).
-func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+func (b *redisBackend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	for attempt := 0; ; attempt++ {
 		old, m, err := b.readHead(ctx, h.Namespace, h.Key)
 		if err != nil {
@@ -343,7 +341,7 @@ func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*cod
 		if old.Err != nil || old.Verify() != nil {
 			trusted = nil
 		}
-		add, drop, err := backend.DiffParts(trusted, h, parts)
+		add, drop, err := driver.DiffParts(trusted, h, parts)
 		if err != nil {
 			return err
 		}
@@ -361,7 +359,7 @@ func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*cod
 		case "OK":
 			return nil
 		case "NOTFOUND":
-			return helm3.ErrReleaseNotFound
+			return driver.ErrReleaseNotFound
 		case "CORRUPT":
 			return res.corrupt(w)
 		case "CONFLICT":
@@ -382,20 +380,20 @@ func (b *redisBackend) Update(ctx context.Context, h *backend.Head, parts []*cod
 // the script's reply and its record hold no frames, however large the
 // release. A head that does not verify is removed with its index entries
 // only.
-func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*backend.Head, map[codec.Digest][]byte, error) {
+func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*driver.Head, map[driver.Digest][]byte, error) {
 	for attempt := 0; ; attempt++ {
 		old, m, err := b.readHead(ctx, ns, key)
 		if err != nil {
 			return nil, nil, err
 		}
 		w := &write{op: "d", ns: ns, key: key, rev: m[fRev], rem: b.headSets(old)}
-		var frames map[codec.Digest][]byte
+		var frames map[driver.Digest][]byte
 		if old.Verify() == nil {
-			var read []backend.PartRef
+			var read []driver.PartRef
 			for d := range digests(old) {
 				w.parts = append(w.parts, partOp{d: d, delta: -1})
 				if !have(d) {
-					read = append(read, backend.PartRef{Namespace: ns, Digest: d})
+					read = append(read, driver.PartRef{Namespace: ns, Digest: d})
 				}
 			}
 			if frames, err = b.Parts(ctx, read); err != nil {
@@ -410,7 +408,7 @@ func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(cod
 		case "OK":
 			return old, frames, nil
 		case "NOTFOUND":
-			return nil, nil, helm3.ErrReleaseNotFound
+			return nil, nil, driver.ErrReleaseNotFound
 		case "CORRUPT":
 			return nil, nil, res.corrupt(w)
 		case "CONFLICT":

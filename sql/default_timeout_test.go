@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/helmstore/helmstore/helm3"
 )
 
@@ -18,7 +20,7 @@ var probeOnce sync.Once
 func TestDefaultTimeout(t *testing.T) {
 	var got time.Duration
 	probeOnce.Do(func() {
-		helm3.Register("timeout-probe", func(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+		driver.Register("timeout-probe", func(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 			got = cfg.Timeout
 			return nil, errors.New("probe")
 		})

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
+
 	_ "github.com/helmstore/helmstore/sql"
 )
 
@@ -43,8 +44,8 @@ func TestDialectsLinkAlone(t *testing.T) {
 // of their own.
 func TestUmbrellaRegistersEveryDialect(t *testing.T) {
 	for dialect := range databaseDrivers {
-		if !slices.Contains(helm3.Drivers(), dialect) {
-			t.Errorf("importing package sql does not register %q: registered %v", dialect, helm3.Drivers())
+		if !slices.Contains(driver.Drivers(), dialect) {
+			t.Errorf("importing package sql does not register %q: registered %v", dialect, driver.Drivers())
 		}
 	}
 }

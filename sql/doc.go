@@ -19,7 +19,7 @@
 // Their documentation gives the connection strings each accepts.
 // helm3.Init opens the same stores from the environment: HELM_DRIVER names
 // the store and HELM_DRIVER_<NAME>_CONNECTION_STRING
-// (helm3.ConnectionStringEnv) holds its connection string. Errors and log
+// (driver.ConnectionStringEnv) holds its connection string. Errors and log
 // lines never show a connection string's password.
 //
 // The three share one engine, package sqlbackend: the same tables,

@@ -40,8 +40,8 @@ import (
 	_ "github.com/helmstore/helmstore/crsplit" // registers crsplit
 	"github.com/helmstore/helmstore/helm3"
 	_ "github.com/helmstore/helmstore/memstore" // registers memstore
-	_ "github.com/helmstore/helmstore/redis"                   // registers redis
-	_ "github.com/helmstore/helmstore/sql"                     // registers postgres, mysql, sqlite
+	_ "github.com/helmstore/helmstore/redis"    // registers redis
+	_ "github.com/helmstore/helmstore/sql"      // registers postgres, mysql, sqlite
 )
 
 func main() {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/spf13/pflag"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
@@ -92,7 +94,7 @@ func TestHelp(t *testing.T) {
 // HELM_DRIVER, and driver's table of which package registers which name
 // has no name that no backend registers: no import hint is left.
 func TestEveryBackendRegistered(t *testing.T) {
-	if got, want := helm3.Drivers(), []string{"cosmos", "crsplit", "memstore", "mysql", "postgres", "redis", "sqlite"}; !reflect.DeepEqual(got, want) {
+	if got, want := driver.Drivers(), []string{"cosmos", "crsplit", "memstore", "mysql", "postgres", "redis", "sqlite"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)
 	}
 	_, err := helm3.Open(context.Background(), "crsplt", "")

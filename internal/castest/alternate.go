@@ -10,10 +10,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // Alternate runs ops seeded random Helm writes (new revisions, and updates
@@ -138,7 +137,7 @@ func (ts *alternating) check(t *testing.T, s helm3.Store, os cas.ObjectStore) er
 			return fmt.Errorf("head %s is pending with no write running", o.Name)
 		}
 		keys = append(keys, o.Name)
-		h := backend.Head{}
+		h := driver.Head{}
 		if err := h.SetDigestText(o.Head.Parts); err != nil {
 			return err
 		}
@@ -184,7 +183,7 @@ func (ts *alternating) check(t *testing.T, s helm3.Store, os cas.ObjectStore) er
 // partKindNamed returns the kind of the part objects of the part kind named
 // k ("chart", ...).
 func partKindNamed(k string) cas.Kind {
-	for _, c := range codec.Kinds {
+	for _, c := range driver.Kinds() {
 		if c.String() == k {
 			return cas.PartKind(c)
 		}

@@ -11,9 +11,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
 )
 
@@ -55,7 +55,7 @@ func TestStuckCommitBounded(t *testing.T) {
 	cfg.CloseTimeout = bound
 	var logs logLines
 	cfg.Log = logs.log
-	s := backend.New(cas.New(proc, cfg), &helm3.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: bound, Log: logs.log}).Namespace(ns)
+	s := helm3.New(cas.New(proc, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: bound, Log: logs.log}).Namespace(ns)
 	k := key("app", 1)
 	r := castest.ScenarioNamed("install").Ops[0].Rel
 	stall.Store(true)
@@ -118,7 +118,7 @@ func TestDeleteCleanupBounded(t *testing.T) {
 	cfg.CleanupTimeout = time.Minute
 	var logs logLines
 	cfg.Log = logs.log
-	s := backend.New(cas.New(proc, cfg), &helm3.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: bound, Log: logs.log}).Namespace(ns)
+	s := helm3.New(cas.New(proc, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: bound, Log: logs.log}).Namespace(ns)
 	defer s.Close()
 	k := key("app", 1)
 	r := castest.ScenarioNamed("install").Ops[0].Rel

@@ -8,9 +8,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // boundedProtocol chunks the chart and the head body of rel's releases.
@@ -68,8 +68,8 @@ func TestRecordedCountsBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := New(nil)
-			cfg := &helm3.Config{Name: "castest", Timeout: 5 * time.Second, Log: func(string, ...interface{}) {}}
-			w := backend.New(cas.New(data.Process(nil), boundedProtocol), cfg).Namespace(Namespace)
+			cfg := &driver.Config{Name: "castest", Timeout: 5 * time.Second, Log: func(string, ...interface{}) {}}
+			w := helm3.New(cas.New(data.Process(nil), boundedProtocol), cfg).Namespace(Namespace)
 			defer w.Close()
 			k := key("app", 1)
 			r := rel("app", 1, "shared", 1, release.StatusDeployed)
@@ -100,7 +100,7 @@ func TestRecordedCountsBounded(t *testing.T) {
 			if err := tc.edit(data, head, chart); err != nil {
 				t.Fatal(err)
 			}
-			s := backend.New(cas.New(data.Process(nil), boundedProtocol), cfg).Namespace(Namespace)
+			s := helm3.New(cas.New(data.Process(nil), boundedProtocol), cfg).Namespace(Namespace)
 			defer s.Close()
 			bound := func(what string, fn func() error) error {
 				t.Helper()

@@ -8,11 +8,10 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
-	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // TestCollectSparesWritesInFlight: helm3.Collect, from another process,
@@ -31,13 +30,13 @@ func TestCollectSparesWritesInFlight(t *testing.T) {
 		write castest.Step
 	}{
 		{"create/before-first-part", func(pause func()) *cas.Hooks {
-			return &cas.Hooks{BeforePart: func(*codec.Part) error { pause(); return nil }}
+			return &cas.Hooks{BeforePart: func(*driver.Part) error { pause(); return nil }}
 		}, nil, install.Ops[0]},
 		{"create/before-commit", func(pause func()) *cas.Hooks {
-			return &cas.Hooks{BeforeCommit: func(*backend.Head) error { pause(); return nil }}
+			return &cas.Hooks{BeforeCommit: func(*driver.Head) error { pause(); return nil }}
 		}, nil, install.Ops[0]},
 		{"update/before-head", func(pause func()) *cas.Hooks {
-			return &cas.Hooks{BeforePut: func(*backend.Head) error { pause(); return nil }}
+			return &cas.Hooks{BeforePut: func(*driver.Head) error { pause(); return nil }}
 		}, install.Ops[:1], castest.Step{Call: "update", Key: k, Rel: withOwnValues(app1d)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,7 +51,7 @@ func TestCollectSparesWritesInFlight(t *testing.T) {
 				}
 			})
 			cfg.Hooks = hooks
-			w := backend.New(cas.New(data.Process(nil), cfg), &helm3.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes,
+			w := helm3.New(cas.New(data.Process(nil), cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes,
 				Timeout: 30 * time.Second, Log: func(string, ...interface{}) {}}).Namespace(ns)
 			defer w.Close()
 			for _, op := range c.setup {
@@ -130,7 +129,7 @@ func TestCollectRemovesWhatADeadWriterLeft(t *testing.T) {
 	cfg := protocol
 	cfg.ClockSkew = 100 * time.Millisecond
 	openWith := func(s cas.ObjectStore) helm3.Store {
-		return backend.New(cas.New(s, cfg), &helm3.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: timeout,
+		return helm3.New(cas.New(s, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: timeout,
 			Log: func(string, ...interface{}) {}}).Namespace(ns)
 	}
 	data := castest.New(nil)

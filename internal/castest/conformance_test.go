@@ -6,11 +6,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 )
 
 // conformanceConfig chunks parts and bodies of a few KiB, so that the
@@ -24,12 +24,12 @@ func harness(adder bool) drivertest.Harness {
 	data := map[helm3.Store]*castest.Store{}
 	backends := map[helm3.Store]*cas.Backend{}
 	open := func(s *castest.Store, opts ...helm3.Option) helm3.Store {
-		cfg := &helm3.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout, Log: func(string, ...interface{}) {}}
+		cfg := &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout, Log: func(string, ...interface{}) {}}
 		for _, o := range opts {
 			o(cfg)
 		}
 		b := cas.New(objectStore(s, adder), conformanceConfig)
-		st := backend.New(b, cfg)
+		st := helm3.New(b, cfg)
 		mu.Lock()
 		data[st] = s
 		backends[st] = b

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // errGarbled is the Err of an object Garble damaged.
-var errGarbled = fmt.Errorf("%w: the stored object does not decode (garbled)", codec.ErrCorrupt)
+var errGarbled = fmt.Errorf("%w: the stored object does not decode (garbled)", driver.ErrCorrupt)
 
 // The methods below look at and change the shared data directly, behind
 // every process's back: they are never faulted, work on a dead process, and
@@ -132,7 +133,7 @@ func (s *Store) Age(d time.Duration) {
 
 // Garble damages the stored object ref names so that reading it fails in
 // the store itself: Get and List return it with Err set (wrapping
-// codec.ErrCorrupt) and no record, as a store returns an object it cannot
+// driver.ErrCorrupt) and no record, as a store returns an object it cannot
 // decode, until it is replaced or deleted. ErrNotFound if there is none.
 func (s *Store) Garble(ref cas.Ref) error {
 	s.d.mu.Lock()

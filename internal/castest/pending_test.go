@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
 )
 
@@ -86,7 +86,7 @@ func TestDeadWriterPendingWindow(t *testing.T) {
 	cfg := protocol
 	cfg.ClockSkew = 500 * time.Millisecond
 	openWith := func(s cas.ObjectStore) helm3.Store {
-		return backend.New(cas.New(s, cfg), &helm3.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: timeout,
+		return helm3.New(cas.New(s, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: timeout,
 			Log: func(string, ...interface{}) {}}).Namespace(ns)
 	}
 	data := castest.New(nil)

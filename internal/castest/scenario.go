@@ -13,8 +13,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 )
 
 // The crash-point scenarios: Helm's operations on a few small releases
@@ -28,7 +28,7 @@ import (
 // Namespace is the namespace every scenario writes in.
 const Namespace = "team"
 
-func key(name string, v int) string { return backend.MakeKey(name, v) }
+func key(name string, v int) string { return driver.MakeKey(name, v) }
 
 // chartOf returns one of a few charts (shared between releases when they
 // use the same name), large enough to be chunked.

@@ -3,9 +3,9 @@ package castest_test
 import (
 	"time"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
 )
 
@@ -31,8 +31,8 @@ var protocol = cas.Config{
 // 0 makes every read go to the object store.
 func open(os cas.ObjectStore, cacheBytes int64) (helm3.Store, *cas.Backend) {
 	b := cas.New(os, protocol)
-	s := backend.New(b, &helm3.Config{Name: "castest", CacheBytes: cacheBytes, Timeout: 30 * time.Second, Log: func(string, ...interface{}) {}})
+	s := helm3.New(b, &driver.Config{Name: "castest", CacheBytes: cacheBytes, Timeout: 30 * time.Second, Log: func(string, ...interface{}) {}})
 	return s.Namespace(ns), b
 }
 
-func key(name string, v int) string { return backend.MakeKey(name, v) }
+func key(name string, v int) string { return driver.MakeKey(name, v) }

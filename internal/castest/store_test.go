@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
 )
 
 func chartObj(name string, data string) *cas.Object {
@@ -176,7 +177,7 @@ func TestFaults(t *testing.T) {
 	if err := s.Garble(ref); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Get(ctx, ref, cas.ReadOptions{}); err != nil || !errors.Is(got.Err, codec.ErrCorrupt) || got.Part != nil {
+	if got, err := s.Get(ctx, ref, cas.ReadOptions{}); err != nil || !errors.Is(got.Err, driver.ErrCorrupt) || got.Part != nil {
 		t.Fatalf("garbled: %+v, %v", got, err)
 	}
 	before, _ := s.Get(ctx, ref, cas.ReadOptions{})

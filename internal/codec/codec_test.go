@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -51,9 +52,9 @@ func roundTrip(t testing.TB, rls *release.Release, labels map[string]string) *re
 		}
 		return d
 	}
-	key := "sh.helm.release.v1.x.v1"
-	body := SealHead(s.Body, key, s.Digest(KindChart), s.Digest(KindValues), s.Digest(KindManifest))
-	head, err := OpenHead(body, key, s.Digest(KindChart), s.Digest(KindValues), s.Digest(KindManifest))
+	h := &driver.Head{Key: "sh.helm.release.v1.x.v1", Chart: s.Digest(KindChart), Values: s.Digest(KindValues), Manifest: s.Digest(KindManifest)}
+	h.Seal(s.Body)
+	head, err := OpenHead(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,24 +176,6 @@ func TestCorruptionIsDetected(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 10, len(s.Chart.Raw()) / 2, len(s.Chart.Raw()) - 1} {
 		if _, err := DecodePart(KindChart, s.Chart.Raw()[:n]); err == nil {
 			t.Fatalf("truncated to %d bytes: no error", n)
-		}
-	}
-}
-
-func TestChunksJoin(t *testing.T) {
-	data := make([]byte, 1000)
-	for i := range data {
-		data[i] = byte(i)
-	}
-	for _, max := range []int{0, 1, 7, 999, 1000, 1001} {
-		cs := Chunks(data, max)
-		for _, c := range cs {
-			if max > 0 && len(c) > max {
-				t.Fatalf("chunk of %d > %d", len(c), max)
-			}
-		}
-		if got := Join(cs); !reflect.DeepEqual(got, data) {
-			t.Fatalf("max %d: join differs", max)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
 // A delta part holds the canonical bytes of a values or manifest part as
@@ -66,9 +68,9 @@ func Delta(p, base *Part) (*Part, error) {
 	frame = append(frame, base.Digest[:]...)
 	frame = binary.AppendUvarint(frame, uint64(len(raw)))
 	frame = append(frame, ops...)
-	d := &Part{Kind: p.Kind, Digest: DeltaDigest(base.Digest, p.Digest), Size: p.Size, Base: base.Digest, Content: p.Digest,
-		pieces: p.pieces}
-	d.frameOnce.Do(func() { d.frame = frame })
+	d := &Part{pieces: p.pieces}
+	d.Part = driver.NewPart(p.Kind, DeltaDigest(base.Digest, p.Digest), p.Size, func() []byte { return frame })
+	d.Base, d.Content = base.Digest, p.Digest
 	return d, nil
 }
 

@@ -151,31 +151,6 @@ func TestDeltaBombIsBounded(t *testing.T) {
 	}
 }
 
-// A head naming bases is sealed over them; one without is sealed as before
-// bases existed.
-func TestSealCoversBases(t *testing.T) {
-	frame := Compress([]byte(`{"name":"a"}`))
-	c, v, m, b := Sum([]byte("c")), Sum([]byte("v")), Sum([]byte("m")), Sum([]byte("b"))
-	if !bytes.Equal(SealHead(frame, "k", c, v, m), SealHeadRefs(frame, "k", Refs{Chart: c, Values: v, Manifest: m})) {
-		t.Fatal("a head without bases is sealed differently")
-	}
-	r := Refs{Chart: c, Values: v, Manifest: m, ManifestBase: b}
-	body := SealHeadRefs(frame, "k", r)
-	if _, err := OpenHeadRefs(body, "k", r); err != nil {
-		t.Fatal(err)
-	}
-	for name, bad := range map[string]Refs{
-		"base dropped":     {Chart: c, Values: v, Manifest: m},
-		"base moved":       {Chart: c, Values: v, Manifest: m, ValuesBase: b},
-		"base changed":     {Chart: c, Values: v, Manifest: m, ManifestBase: c},
-		"manifest is base": {Chart: c, Values: v, Manifest: b, ManifestBase: b},
-	} {
-		if _, err := OpenHeadRefs(body, "k", bad); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: %v, want ErrCorrupt", name, err)
-		}
-	}
-}
-
 func BenchmarkDelta(b *testing.B) {
 	base := NewPart(KindManifest, manifest(230<<10, "v1.0.0", 2))
 	next := manifest(230<<10, "v1.0.1", 3)

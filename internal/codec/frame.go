@@ -8,14 +8,14 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Frame type byte values (the first byte of every stored frame).
 const (
 	frameRaw    byte = 0 // the bytes as they are
 	frameZstd   byte = 1 // uvarint(raw length), then one zstd stream
-	frameSealed byte = 2 // a head body: 32-byte seal, then a raw or zstd frame
+	frameSealed byte = 2 // a head body (driver.Head.Seal): 32-byte seal, then a raw or zstd frame
 	frameDelta  byte = 3 // a delta part (delta.go): base digest, uvarint(raw length), zstd with the base as dictionary
 	// frameSegments (4, segments.go): independent zstd streams, for parts of segmentMin or more
 )
@@ -24,16 +24,18 @@ const (
 // so stored bytes can never make a reader allocate more: a frame that claims
 // or inflates to more than its limit is corrupt (a decompression bomb).
 const (
-	// MaxPartBytes bounds one part (chart, values or manifest) uncompressed.
-	// Helm itself refuses charts over 100 MiB decompressed.
-	MaxPartBytes = 256 << 20
-	// MaxHeadBytes bounds a release's head: its JSON without chart, values
-	// and manifest (info, notes, hooks), uncompressed.
-	MaxHeadBytes = 32 << 20
+	// MaxPartBytes bounds one part (chart, values or manifest) uncompressed
+	// (driver.MaxPartBytes).
+	MaxPartBytes = driver.MaxPartBytes
+	// MaxHeadBytes bounds a release's head uncompressed (driver.MaxHeadBytes).
+	MaxHeadBytes = driver.MaxHeadBytes
 	// MaxJSONDepth is the deepest nesting of JSON that Go (and so Helm) can
 	// decode; a release nested deeper is refused on write.
 	MaxJSONDepth = 10000
 )
+
+// sealSize is the length of a head body's seal (driver.Head.Seal).
+const sealSize = sha256.Size
 
 // minCompress is the size below which compressing is not worth a zstd header.
 const minCompress = 256
@@ -93,11 +95,6 @@ func Compress(raw []byte) []byte {
 	copy(out[1:], raw)
 	return out
 }
-
-// ErrCorrupt is wrapped by every error about stored bytes that cannot be
-// decoded or whose digest does not match. It is helm3.ErrCorrupt, so
-// callers of a Store test for it without importing the codec.
-var ErrCorrupt = helm3.ErrCorrupt
 
 // Decompress returns the raw bytes held in frame (of a sealed head body, the
 // bytes inside the seal, unchecked), refusing more than MaxPartBytes.
@@ -161,77 +158,12 @@ func Open(frame []byte, want Digest) ([]byte, error) {
 	return raw, nil
 }
 
-const sealSize = sha256.Size
-
-// Refs are the part digests a head names: its chart, values and manifest
-// parts, and for a values or manifest part stored as a delta, the base part
-// it is a delta against (zero otherwise).
-type Refs struct {
-	Chart, Values, Manifest  Digest
-	ValuesBase, ManifestBase Digest
-}
-
-// seal returns the checksum binding a head's body to its key and part
-// digests: a head whose body, key or digests were changed apart from the
-// others (a hand edit, a row copied from another release) does not verify.
-// A head without bases is sealed as before bases existed (v1), so heads
-// stored then still verify.
-func seal(inner []byte, key string, r Refs) [sealSize]byte {
-	h := sha256.New()
-	v2 := !r.ValuesBase.IsZero() || !r.ManifestBase.IsZero()
-	if v2 {
-		h.Write([]byte("helmstore head v2\x00"))
-	} else {
-		h.Write([]byte("helmstore head v1\x00"))
-	}
-	h.Write([]byte(key))
-	h.Write([]byte{0})
-	h.Write(r.Chart[:])
-	h.Write(r.Values[:])
-	h.Write(r.Manifest[:])
-	if v2 {
-		h.Write(r.ValuesBase[:])
-		h.Write(r.ManifestBase[:])
-	}
-	h.Write(inner)
-	var out [sealSize]byte
-	h.Sum(out[:0])
-	return out
-}
-
-// SealHead returns the stored body of a head: the frame of the head's JSON
-// with a checksum over it, key and the part digests.
-func SealHead(frame []byte, key string, chart, values, manifest Digest) []byte {
-	return SealHeadRefs(frame, key, Refs{Chart: chart, Values: values, Manifest: manifest})
-}
-
-// SealHeadRefs is SealHead for a head that may name delta bases.
-func SealHeadRefs(frame []byte, key string, r Refs) []byte {
-	s := seal(frame, key, r)
-	out := make([]byte, 0, 1+sealSize+len(frame))
-	out = append(out, frameSealed)
-	out = append(out, s[:]...)
-	return append(out, frame...)
-}
-
-// OpenHead checks a stored head body against key and the part digests the
-// store holds beside it, and returns the head's JSON (at most MaxHeadBytes).
-func OpenHead(body []byte, key string, chart, values, manifest Digest) ([]byte, error) {
-	return OpenHeadRefs(body, key, Refs{Chart: chart, Values: values, Manifest: manifest})
-}
-
-// OpenHeadRefs is OpenHead for a head that may name delta bases.
-func OpenHeadRefs(body []byte, key string, r Refs) ([]byte, error) {
-	if len(body) == 0 {
-		return nil, fmt.Errorf("%w: head has no body", ErrCorrupt)
-	}
-	if body[0] != frameSealed || len(body) < 1+sealSize {
-		return nil, fmt.Errorf("%w: head body is not sealed", ErrCorrupt)
-	}
-	inner := body[1+sealSize:]
-	want := seal(inner, key, r)
-	if [sealSize]byte(body[1:1+sealSize]) != want {
-		return nil, fmt.Errorf("%w: head checksum does not match its body, key and part digests", ErrCorrupt)
+// OpenHead checks the seal of h's body against its key and part digests
+// (driver.Head.Unseal) and returns the head's JSON (at most MaxHeadBytes).
+func OpenHead(h *driver.Head) ([]byte, error) {
+	inner, err := h.Unseal()
+	if err != nil {
+		return nil, err
 	}
 	raw, err := decompress(inner, MaxHeadBytes)
 	if err != nil {

@@ -8,27 +8,19 @@ import (
 	"unicode/utf8"
 
 	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
-// Part is one content-addressed piece of a release, ready to store.
+// Part is one content-addressed piece of a release, ready to store: the
+// driver.Part a backend is given, with the canonical bytes the engine
+// computes deltas from.
 type Part struct {
-	Kind Kind
-	// Digest addresses the part: the SHA-256 of its canonical bytes, or of
-	// a delta part, DeltaDigest(Base, Content).
-	Digest Digest
-	Size   int // length of the canonical bytes
-	// Base is, for a delta part (see Delta), the digest of the full part
-	// it is a delta against; zero for a full part.
-	Base Digest
-	// Content is, for a delta part, the SHA-256 of its canonical bytes
-	// (for a full part, Digest is).
-	Content Digest
+	*driver.Part
 
-	pieces    [][]byte // the canonical bytes, in pieces
-	rawOnce   sync.Once
-	raw       []byte
-	frameOnce sync.Once
-	frame     []byte
+	pieces  [][]byte // the canonical bytes, in pieces
+	rawOnce sync.Once
+	raw     []byte
 }
 
 // NewPart wraps canonical bytes as a part.
@@ -41,8 +33,10 @@ func newPart(kind Kind, pieces [][]byte) *Part {
 		h.Write(b)
 		n += len(b)
 	}
-	p := &Part{Kind: kind, Size: n, pieces: pieces}
-	h.Sum(p.Digest[:0])
+	var d Digest
+	h.Sum(d[:0])
+	p := &Part{pieces: pieces}
+	p.Part = driver.NewPart(kind, d, n, func() []byte { return Compress(p.Raw()) })
 	return p
 }
 
@@ -59,25 +53,6 @@ func (p *Part) Raw() []byte {
 		}
 	})
 	return p.raw
-}
-
-// IsDelta reports whether p is stored as a delta against another part.
-func (p *Part) IsDelta() bool { return !p.Base.IsZero() }
-
-// ContentDigest returns the SHA-256 of p's canonical bytes.
-func (p *Part) ContentDigest() Digest {
-	if p.IsDelta() {
-		return p.Content
-	}
-	return p.Digest
-}
-
-// Frame returns the part as stored (compressed). It is computed on first use,
-// so a store that already holds the part never pays for compression (nor,
-// for a chart, for assembling its bytes).
-func (p *Part) Frame() []byte {
-	p.frameOnce.Do(func() { p.frame = Compress(p.Raw()) })
-	return p.frame
 }
 
 // Split is a release taken apart: its head body and its parts.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/helmstore/helmstore/driver"
 
-	"github.com/helmstore/helmstore/helm3"
+	gomysql "github.com/go-sql-driver/mysql"
 )
 
 // Parameters of a mysql connection string that helmstore reads itself (the
@@ -66,7 +66,7 @@ func splitMySQLDSN(dsn string) (user, pass, rest, query string, err error) {
 // timeouts.
 func mysqlConfig(conn string) (*gomysql.Config, error) {
 	if conn == "" {
-		return nil, fmt.Errorf("no connection string: set %s to user:password@tcp(host:3306)/database", helm3.ConnectionStringEnv("mysql"))
+		return nil, fmt.Errorf("no connection string: set %s to user:password@tcp(host:3306)/database", driver.ConnectionStringEnv("mysql"))
 	}
 	var user, pass, rest, query string
 	if strings.HasPrefix(conn, "mysql://") {

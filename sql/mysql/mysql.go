@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/helmstore/helmstore/driver"
+
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/pressly/goose/v3"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
@@ -26,8 +27,11 @@ func mysqlCode(err error) uint16 {
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// Name is the HELM_DRIVER name the package registers.
+const Name = "mysql"
+
 func init() {
-	helm3.Register("mysql", open)
+	driver.Register(Name, Open)
 }
 
 // dialect is MySQL's and MariaDB's: ? placeholders, ON DUPLICATE KEY
@@ -113,8 +117,9 @@ var dialect = sqlbackend.Dialect{
 	},
 }
 
-// open opens a MySQL or MariaDB store.
-func open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+// Open opens a MySQL or MariaDB backend (the driver.Opener registered as
+// Name).
+func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 	mc, err := mysqlConfig(cfg.ConnectionString)
 	if err != nil {
 		return nil, err

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/internal/engine"
+
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
@@ -23,7 +24,7 @@ func openStore(t *testing.T, dsn string) (helm3.Store, *sqlbackend.Backend) {
 	t.Helper()
 	s := sqltest.Open(t, "mysql", dsn)
 	t.Cleanup(func() { s.Close() })
-	return s, backend.BackendOf(s).(*sqlbackend.Backend)
+	return s, engine.Of(s).Backend().(*sqlbackend.Backend)
 }
 
 // A part larger than max_allowed_packet (random bytes do not compress) is

@@ -10,9 +10,8 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -88,7 +87,7 @@ func TestMySQLThousandMaximalLabels(t *testing.T) {
 		}
 	}
 	for k := range got.Labels {
-		if _, ok := r.Labels[k]; !ok && !backend.IsSystemLabel(k) {
+		if _, ok := r.Labels[k]; !ok && !driver.IsSystemLabel(k) {
 			t.Fatalf("unexpected label %q", k)
 		}
 	}
@@ -103,7 +102,7 @@ func TestMySQLNoPadSpace(t *testing.T) {
 	if err := s.Namespace("padns").Create(sqltest.Key("pad", 1), r); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []backend.Query{
+	for _, q := range []driver.Query{
 		{Namespace: "padns "},
 		{Namespace: "padns", Key: sqltest.Key("pad", 1) + " "},
 		{Namespace: "padns", Name: "pad "},
@@ -116,10 +115,10 @@ func TestMySQLNoPadSpace(t *testing.T) {
 			t.Errorf("%+v matched %q in %q", q, hs[0].Key, hs[0].Namespace)
 		}
 	}
-	if hs, err := b.Heads(ctx, backend.Query{Namespace: "padns"}); err != nil || len(hs) != 1 {
+	if hs, err := b.Heads(ctx, driver.Query{Namespace: "padns"}); err != nil || len(hs) != 1 {
 		t.Fatalf("exact namespace: %d heads, %v", len(hs), err)
 	}
-	if _, _, err := b.Delete(ctx, "padns ", sqltest.Key("pad", 1), func(codec.Digest) bool { return false }); err == nil {
+	if _, _, err := b.Delete(ctx, "padns ", sqltest.Key("pad", 1), func(driver.Digest) bool { return false }); err == nil {
 		t.Error("Delete in \"padns \" removed the release of \"padns\"")
 	}
 }
@@ -157,11 +156,11 @@ func TestMySQLPasswordSpecialCharacters(t *testing.T) {
 	} {
 		s, err := helm3.Open(context.Background(), "mysql", conn)
 		if err != nil {
-			t.Errorf("%s: %v", helm3.Redact(conn), err)
+			t.Errorf("%s: %v", driver.Redact(conn), err)
 			continue
 		}
 		if _, err := s.Stats(context.Background()); err != nil {
-			t.Errorf("%s: %v", helm3.Redact(conn), err)
+			t.Errorf("%s: %v", driver.Redact(conn), err)
 		}
 		s.Close()
 	}

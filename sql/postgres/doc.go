@@ -31,7 +31,7 @@
 // probes every 10 s, 3 of them: libpq's keepalives, keepalives_idle,
 // keepalives_interval and keepalives_count parameters set these) and a
 // server-side statement_timeout equal to the store's operation timeout
-// (helm3.DefaultTimeout, or helm3.WithTimeout; none with WithTimeout(0)),
+// (driver.DefaultTimeout, or helm3.WithTimeout; none with WithTimeout(0)),
 // so that no statement outlives its client.
 //
 // The tables, and how releases are stored in them, are package sqlbackend's.

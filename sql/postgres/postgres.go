@@ -13,13 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
@@ -34,8 +35,11 @@ func pgCode(err error) string {
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// Name is the HELM_DRIVER name the package registers.
+const Name = "postgres"
+
 func init() {
-	helm3.Register("postgres", open)
+	driver.Register(Name, Open)
 }
 
 // dialect is PostgreSQL's: $n placeholders, RETURNING, row locks, and
@@ -92,7 +96,7 @@ var dialect = sqlbackend.Dialect{
 				WHERE n.nspname = ANY(string_to_array(replace(replace(current_setting('search_path'), ' ', ''), '"', ''), ','))
 				AND NOT has_schema_privilege(n.oid, 'USAGE') LIMIT 1`).Scan(&denied, &role)
 			if err == nil {
-				return nil, nil, fmt.Errorf("no schema to store releases in: role %q may not use schema %q of search_path (GRANT USAGE, CREATE ON SCHEMA %s TO %s): %w", role, denied, denied, role, helm3.ErrAccessDenied)
+				return nil, nil, fmt.Errorf("no schema to store releases in: role %q may not use schema %q of search_path (GRANT USAGE, CREATE ON SCHEMA %s TO %s): %w", role, denied, denied, role, driver.ErrAccessDenied)
 			}
 			return nil, nil, fmt.Errorf("no schema to store releases in: no schema of search_path %q exists (create it first)", path)
 		}
@@ -106,11 +110,11 @@ var dialect = sqlbackend.Dialect{
 	},
 }
 
-// open opens a PostgreSQL store. The connection string is anything
+// Open opens a PostgreSQL backend (the driver.Opener registered as Name). The connection string is anything
 // pgx.ParseConfig accepts: a postgres:// URL or a key=value DSN.
-func open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 	if cfg.ConnectionString == "" {
-		return nil, fmt.Errorf("no connection string: set %s to a postgres:// URL", helm3.ConnectionStringEnv("postgres"))
+		return nil, fmt.Errorf("no connection string: set %s to a postgres:// URL", driver.ConnectionStringEnv("postgres"))
 	}
 	pc, err := postgresConfig(cfg.ConnectionString, cfg.Timeout)
 	if err != nil {

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmstore/helmstore/internal/engine"
+
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
@@ -18,7 +19,7 @@ func openBackend(t *testing.T, conn string, opts ...helm3.Option) (helm3.Store, 
 	t.Helper()
 	s := sqltest.Open(t, "postgres", conn, opts...)
 	t.Cleanup(func() { s.Close() })
-	return s, backend.BackendOf(s).(*sqlbackend.Backend)
+	return s, engine.Of(s).Backend().(*sqlbackend.Backend)
 }
 
 // Every PostgreSQL statement is bounded on the server by the store's

@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
-// Backend is backend.Backend over a database/sql pool and a Dialect: what
-// Open returns wrapped in the engine. backend.BackendOf of a SQL store
+// Backend is driver.Backend over a database/sql pool and a Dialect: what
+// Open returns wrapped in the engine. driver.BackendOf of a SQL store
 // returns one.
 type Backend struct {
 	db *stdsql.DB
@@ -33,7 +33,7 @@ type Backend struct {
 	queries atomic.Int64
 }
 
-var _ backend.Backend = (*Backend)(nil)
+var _ driver.Backend = (*Backend)(nil)
 
 const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base, body`
 

@@ -8,10 +8,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -47,7 +46,7 @@ func TestGarbledHeadRow(t *testing.T) {
 					t.Fatal(err)
 				}
 
-				hs, err := b.Heads(ctx, backend.Query{Namespace: "default"})
+				hs, err := b.Heads(ctx, driver.Query{Namespace: "default"})
 				if err != nil {
 					t.Fatalf("one garbled row failed the whole read: %v", err)
 				}
@@ -61,7 +60,7 @@ func TestGarbledHeadRow(t *testing.T) {
 						}
 					case sqltest.Key("bad", 1):
 						sawBad = true
-						if h.Namespace != "default" || !errors.Is(h.Err, codec.ErrCorrupt) || !strings.Contains(h.Err.Error(), sqltest.Key("bad", 1)) {
+						if h.Namespace != "default" || !errors.Is(h.Err, driver.ErrCorrupt) || !strings.Contains(h.Err.Error(), sqltest.Key("bad", 1)) {
 							t.Fatalf("the garbled head: namespace %q, Err %v; want ErrCorrupt naming the release", h.Namespace, h.Err)
 						}
 					}
@@ -71,7 +70,7 @@ func TestGarbledHeadRow(t *testing.T) {
 				}
 				drivertest.WantListed(t, s, "good")
 
-				h, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(codec.Digest) bool { return false })
+				h, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(driver.Digest) bool { return false })
 				if err != nil {
 					t.Fatalf("delete of the garbled release: %v", err)
 				}
@@ -87,7 +86,7 @@ func TestGarbledHeadRow(t *testing.T) {
 						t.Fatalf("%d rows of the deleted release left in %s", n, table)
 					}
 				}
-				if _, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(codec.Digest) bool { return false }); !errors.Is(err, helm3.ErrReleaseNotFound) {
+				if _, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(driver.Digest) bool { return false }); !errors.Is(err, helm3.ErrReleaseNotFound) {
 					t.Fatalf("second delete: %v; want ErrReleaseNotFound", err)
 				}
 				got, err := s.Get(sqltest.Key("good", 1))

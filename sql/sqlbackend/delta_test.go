@@ -3,9 +3,10 @@ package sqlbackend_test
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/internal/engine"
+
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
@@ -23,7 +24,7 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 				conn := d.conn(t) // a new database
 				s := sqltest.Open(t, d.name, conn)
 				t.Cleanup(func() { s.Close() })
-				backend.SetDeltas(s, deltas)
+				engine.Of(s).SetDeltas(deltas)
 				const ns = "upgrades"
 				return drivertest.DeltaStores{Store: s.Namespace(ns), Namespace: ns, Cold: func() helm3.Store {
 					r := sqltest.Open(t, d.name, conn, helm3.WithCacheBytes(0))

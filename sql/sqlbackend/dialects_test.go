@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/helmstore/helmstore/internal/engine"
+
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 
@@ -38,7 +39,7 @@ func sqlBackends(t *testing.T, fn func(t *testing.T, s helm3.Store, b *sqlbacken
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
-			fn(t, s, backend.BackendOf(s).(*sqlbackend.Backend))
+			fn(t, s, engine.Of(s).Backend().(*sqlbackend.Backend))
 		})
 	}
 }
@@ -51,5 +52,5 @@ func openStore(t *testing.T, name, conn string, opts ...helm3.Option) (helm3.Sto
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, backend.BackendOf(s).(*sqlbackend.Backend)
+	return s, engine.Of(s).Backend().(*sqlbackend.Backend)
 }

@@ -8,38 +8,38 @@ import (
 	"net"
 	"syscall"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // unavailableError is a failure to reach or use the database server: it
-// wraps the cause and helm3.ErrUnavailable, and reads as the cause.
+// wraps the cause and driver.ErrUnavailable, and reads as the cause.
 type unavailableError struct{ err error }
 
 func (e *unavailableError) Error() string { return e.err.Error() }
 
-// Unwrap returns the cause and helm3.ErrUnavailable.
-func (e *unavailableError) Unwrap() []error { return []error{e.err, helm3.ErrUnavailable} }
+// Unwrap returns the cause and driver.ErrUnavailable.
+func (e *unavailableError) Unwrap() []error { return []error{e.err, driver.ErrUnavailable} }
 
 // deniedError is the server refusing the store's credentials or a
-// privilege a statement needs: it wraps the cause and helm3.ErrAccessDenied,
+// privilege a statement needs: it wraps the cause and driver.ErrAccessDenied,
 // and reads as the cause (the server's message names the user, never the
 // password).
 type deniedError struct{ err error }
 
 func (e *deniedError) Error() string { return e.err.Error() }
 
-// Unwrap returns the cause and helm3.ErrAccessDenied.
-func (e *deniedError) Unwrap() []error { return []error{e.err, helm3.ErrAccessDenied} }
+// Unwrap returns the cause and driver.ErrAccessDenied.
+func (e *deniedError) Unwrap() []error { return []error{e.err, driver.ErrAccessDenied} }
 
-// classify wraps err with helm3.ErrAccessDenied when the server refused
+// classify wraps err with driver.ErrAccessDenied when the server refused
 // the store's credentials or rights (Dialect.IsDenied), and with
-// helm3.ErrUnavailable when it is a failure of the server or of the
+// driver.ErrUnavailable when it is a failure of the server or of the
 // connection to it (unavailable), so that a store whose server is down or
 // refuses it never reports "not found"; any other error (nil included) is
 // returned as it is.
 func (b *Backend) classify(err error) error {
 	switch {
-	case err == nil, errors.Is(err, helm3.ErrUnavailable), errors.Is(err, helm3.ErrAccessDenied):
+	case err == nil, errors.Is(err, driver.ErrUnavailable), errors.Is(err, driver.ErrAccessDenied):
 		return err
 	case b.d.IsDenied != nil && b.d.IsDenied(err):
 		return &deniedError{err: err}

@@ -10,8 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // headCols are the names of headColumns, in order.
@@ -30,14 +29,14 @@ func newHeadRow() *headRow {
 
 // head returns the head scanned. A row whose labels or digests do not
 // parse, or one of whose values is NULL or of another type, does not fail
-// the whole read: its head carries Err (wrapping helm3.ErrCorrupt and
+// the whole read: its head carries Err (wrapping driver.ErrCorrupt and
 // naming the release, as Head.SetDigestText does) with Namespace, Key and
 // whatever else parsed, so one damaged release cannot hide the others.
-func (r *headRow) head() *backend.Head {
+func (r *headRow) head() *driver.Head {
 	c := values{cols: headCols}
 	v := r.vals
-	var h backend.Head
-	var t backend.DigestText
+	var h driver.Head
+	var t driver.DigestText
 	h.Namespace, h.Key, h.Name = c.text(0, v[0]), c.text(1, v[1]), c.text(2, v[2])
 	h.Version = c.int(3, v[3])
 	h.Status, h.Owner = c.text(4, v[4]), c.text(5, v[5])
@@ -47,22 +46,22 @@ func (r *headRow) head() *backend.Head {
 	h.Body = c.bytes(14, v[14])
 	if c.err != nil {
 		h.Labels = nil
-		h.Err = fmt.Errorf("release %q in namespace %q: %w: %v", h.Key, h.Namespace, helm3.ErrCorrupt, c.err)
+		h.Err = fmt.Errorf("release %q in namespace %q: %w: %v", h.Key, h.Namespace, driver.ErrCorrupt, c.err)
 		return &h
 	}
 	var labelsErr error
 	if err := json.Unmarshal(labels, &h.Labels); err != nil {
 		h.Labels = nil
-		labelsErr = fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, helm3.ErrCorrupt, err)
+		labelsErr = fmt.Errorf("release %q in namespace %q: %w: labels: %v", h.Key, h.Namespace, driver.ErrCorrupt, err)
 	}
 	h.Err = errors.Join(labelsErr, h.SetDigestText(t))
 	return &h
 }
 
 // scanHeads reads rows of headColumns.
-func scanHeads(rows *stdsql.Rows) ([]*backend.Head, error) {
+func scanHeads(rows *stdsql.Rows) ([]*driver.Head, error) {
 	defer rows.Close()
-	var out []*backend.Head
+	var out []*driver.Head
 	for rows.Next() {
 		r := newHeadRow()
 		if err := rows.Scan(r.dest...); err != nil {
@@ -79,7 +78,7 @@ func scanHeads(rows *stdsql.Rows) ([]*backend.Head, error) {
 // Heads returns the heads matching q in one query; custom labels are matched
 // by the database through the indexed labels table. With q.Frames the same
 // statement reads the frames of the heads' parts (headsWithFrames).
-func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
+func (b *Backend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
 	query, args := headQuery(q)
 	if q.Frames && !b.d.InProcess {
 		hs, err := b.headsWithFrames(ctx, query, args)
@@ -104,7 +103,7 @@ func (b *Backend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, 
 // (release_key the digest, version the seq, body the data); the statement
 // has no ORDER BY, which would sort the chunks' bytes: heads are sorted
 // here, chunks joined by seq.
-func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any) ([]*backend.Head, error) {
+func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any) ([]*driver.Head, error) {
 	var digests []string
 	for _, col := range []string{"chart_digest", "values_digest", "manifest_digest", "values_base", "manifest_base"} {
 		digests = append(digests, "SELECT namespace, "+col+" AS d FROM h")
@@ -118,7 +117,7 @@ func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any)
 		return nil, err
 	}
 	defer rows.Close()
-	var hs []*backend.Head
+	var hs []*driver.Head
 	chunks := chunkSet{}
 	for rows.Next() {
 		var kind int
@@ -137,7 +136,7 @@ func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	backend.SortHeads(hs)
+	driver.SortHeads(hs)
 	frames := chunks.frames()
 	for _, h := range hs {
 		if h.Err != nil {
@@ -146,7 +145,7 @@ func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any)
 		for _, ref := range h.Parts() {
 			if f, ok := frames[nsDigest{h.Namespace, ref.Digest}]; ok {
 				if h.Frames == nil {
-					h.Frames = map[backend.Digest][]byte{}
+					h.Frames = map[driver.Digest][]byte{}
 				}
 				h.Frames[ref.Digest] = f
 			}
@@ -157,7 +156,7 @@ func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any)
 
 // headQuery returns the SELECT of the heads matching q (headColumns, from
 // helmstore_releases r), without ORDER BY, and its arguments.
-func headQuery(q backend.Query) (string, []any) {
+func headQuery(q driver.Query) (string, []any) {
 	var where []string
 	var args []any
 	add := func(cond string, v any) { where = append(where, cond); args = append(args, v) }
@@ -238,7 +237,7 @@ func prefixed(p, cols string) string {
 }
 
 // lockHead reads and locks the head stored under ns and key.
-func (b *Backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (*backend.Head, error) {
+func (b *Backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (*driver.Head, error) {
 	rows, err := b.query(ctx, tx, "SELECT "+headColumns+" FROM helmstore_releases WHERE namespace = ? AND release_key = ?"+b.d.ForUpdate, ns, key)
 	if err != nil {
 		return nil, err
@@ -248,7 +247,7 @@ func (b *Backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (
 		return nil, err
 	}
 	if len(hs) == 0 {
-		return nil, helm3.ErrReleaseNotFound
+		return nil, driver.ErrReleaseNotFound
 	}
 	return hs[0], nil
 }

@@ -10,8 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -87,7 +87,7 @@ func TestManyLabels(t *testing.T) {
 		}
 
 		// The backend holds and matches 2,000 labels.
-		hs, err := b.Heads(ctx, backend.Query{Namespace: "default", Key: sqltest.Key("labelled", 1)})
+		hs, err := b.Heads(ctx, driver.Query{Namespace: "default", Key: sqltest.Key("labelled", 1)})
 		if err != nil || len(hs) != 1 {
 			t.Fatalf("heads: %d, %v", len(hs), err)
 		}
@@ -96,12 +96,12 @@ func TestManyLabels(t *testing.T) {
 		if err := b.Update(ctx, h, nil); err != nil {
 			t.Fatalf("backend update to %d labels: %v", 2*n, err)
 		}
-		if hs, err := b.Heads(ctx, backend.Query{Namespace: "default", Labels: h.Labels}); err != nil || len(hs) != 1 || hs[0].Key != sqltest.Key("labelled", 1) {
+		if hs, err := b.Heads(ctx, driver.Query{Namespace: "default", Labels: h.Labels}); err != nil || len(hs) != 1 || hs[0].Key != sqltest.Key("labelled", 1) {
 			t.Fatalf("backend query by %d labels: %d heads, %v", 2*n, len(hs), err)
 		}
 		wrong = maps.Clone(h.Labels)
 		wrong["example.com/label-1999"] = "wrong"
-		if hs, err := b.Heads(ctx, backend.Query{Labels: wrong}); err != nil || len(hs) != 0 {
+		if hs, err := b.Heads(ctx, driver.Query{Labels: wrong}); err != nil || len(hs) != 0 {
 			t.Fatalf("backend query by %d labels and one wrong value: %d heads, %v", 2*n-1, len(hs), err)
 		}
 

@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Pool settings of every dialect but one whose database lives in its one
@@ -25,15 +24,15 @@ const (
 	txRetries = 8
 )
 
-// Open is what every dialect's helm3.Opener does once it has turned its
+// Open is what every dialect's driver.Opener does once it has turned its
 // connection string into a connector and its Dialect: it opens a pool on
 // connector, checks the connection, lets the dialect adapt itself to the
 // database (Dialect.Prepare, on d, a copy), brings the schema up to date
 // (under the dialect's migration lock) and returns the store: the engine
-// (backend.New) on a Backend, all within cfg.Timeout. Close closes the
+// (driver.New) on a Backend, all within cfg.Timeout. Close closes the
 // pool, and so does a failed Open. A failure to reach the server wraps
-// helm3.ErrUnavailable.
-func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *helm3.Config) (helm3.Store, error) {
+// driver.ErrUnavailable.
+func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *driver.Config) (driver.Backend, error) {
 	db := stdsql.OpenDB(connector)
 	if d.OneConnection {
 		db.SetMaxOpenConns(1)
@@ -54,7 +53,7 @@ func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *he
 		db.Close()
 		return nil, err
 	}
-	return backend.New(b, cfg), nil
+	return b, nil
 }
 
 // prepare checks the connection, adapts the dialect and migrates.

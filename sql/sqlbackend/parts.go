@@ -8,20 +8,18 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Parts reads the chunks of the referenced parts in one query.
-func (b *Backend) Parts(ctx context.Context, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
+func (b *Backend) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
 	frames, err := b.readParts(ctx, b.db, refs)
 	return frames, b.classify(err)
 }
 
-func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartRef) (map[codec.Digest][]byte, error) {
+func (b *Backend) readParts(ctx context.Context, q querier, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
 	if len(refs) == 0 {
-		return map[codec.Digest][]byte{}, nil
+		return map[driver.Digest][]byte{}, nil
 	}
 	byNS := map[string][]string{}
 	var nss []string
@@ -56,7 +54,7 @@ func (b *Backend) readParts(ctx context.Context, q querier, refs []backend.PartR
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := map[codec.Digest][]byte{}
+	out := map[driver.Digest][]byte{}
 	for k, frame := range chunks.frames() {
 		out[k.digest] = frame
 	}
@@ -126,22 +124,22 @@ func (c *copyChunks) pieces() [][]byte {
 // nsDigest is a part copy's namespace and parsed digest.
 type nsDigest struct {
 	ns     string
-	digest codec.Digest
+	digest driver.Digest
 }
 
 // frames returns the frames of the copies read. A copy whose chunks do not
-// join (backend.JoinChunks: one missing, or numbered other than 0, 1, ...)
+// join (driver.JoinChunks: one missing, or numbered other than 0, 1, ...)
 // or whose digest does not parse is left out: the engine reports the
 // releases that use it as corrupt, and every other part of the read still
 // counts.
 func (s chunkSet) frames() map[nsDigest][]byte {
 	out := make(map[nsDigest][]byte, len(s))
 	for k, c := range s {
-		d, err := backend.ParseDigest(k.d)
+		d, err := driver.ParseDigest(k.d)
 		if err != nil {
 			continue
 		}
-		frame, err := backend.JoinChunks(c.pieces(), c.rows, -1)
+		frame, err := driver.JoinChunks(c.pieces(), c.rows, -1)
 		if err != nil {
 			continue
 		}
@@ -156,12 +154,12 @@ func (s chunkSet) frames() map[nsDigest][]byte {
 // the database takes a multi-row INSERT's row locks in the order of its
 // rows, and a Create's parts come in kind order (chart, values, manifest).
 // It locks no other part's row (TestWritesLockOnlyTheirParts).
-func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*codec.Part) error {
+func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*driver.Part) error {
 	if len(parts) == 0 {
 		return nil
 	}
 	parts = slices.Clone(parts)
-	slices.SortFunc(parts, func(x, y *codec.Part) int { return strings.Compare(x.Digest.String(), y.Digest.String()) })
+	slices.SortFunc(parts, func(x, y *driver.Part) int { return strings.Compare(x.Digest.String(), y.Digest.String()) })
 	var vals []string
 	var args []any
 	for _, p := range parts {
@@ -226,15 +224,15 @@ func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
 		d := c.text(0, vals[0])
 		n := c.int(1, vals[1])
 		if c.err != nil {
-			return nil, fmt.Errorf("%w: part %s in helmstore_parts: %v", helm3.ErrCorrupt, d, c.err)
+			return nil, fmt.Errorf("%w: part %s in helmstore_parts: %v", driver.ErrCorrupt, d, c.err)
 		}
 		refs[d] = n
 	}
 	return refs, rows.Err()
 }
 
-func (b *Backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *codec.Part) error {
-	for seq, c := range backend.Chunks(p.Frame(), b.d.MaxChunk) {
+func (b *Backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *driver.Part) error {
+	for seq, c := range driver.Chunks(p.Frame(), b.d.MaxChunk) {
 		if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)",
 			ns, p.Digest.String(), seq, c); err != nil {
 			return err
@@ -249,11 +247,11 @@ func (b *Backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *
 // concurrent writers sharing parts wait for each other but never deadlock.
 // A part new to ns gets its chunks written; a part left with no reference
 // is deleted with its chunks. add and drop are disjoint
-// (backend.DiffParts, backend.PlanDelete).
-func (b *Backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*codec.Part, drop []backend.PartRef) error {
+// (driver.DiffParts, driver.PlanDelete).
+func (b *Backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*driver.Part, drop []driver.PartRef) error {
 	type change struct {
 		d    string
-		part *codec.Part // nil: drop a reference
+		part *driver.Part // nil: drop a reference
 	}
 	changes := make([]*change, 0, len(add)+len(drop))
 	for _, r := range drop {
@@ -266,7 +264,7 @@ func (b *Backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add 
 	var dead []any
 	for _, c := range changes {
 		if c.part != nil {
-			if err := b.refParts(ctx, tx, ns, []*codec.Part{c.part}); err != nil {
+			if err := b.refParts(ctx, tx, ns, []*driver.Part{c.part}); err != nil {
 				return err
 			}
 			continue

@@ -7,9 +7,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 )
 
 // TestColdReadsOneQuery checks, on PostgreSQL and MySQL, that a store with
@@ -31,7 +31,7 @@ func TestColdReadsOneQuery(t *testing.T) {
 				if v < 4 {
 					r.Info.Status = release.StatusSuperseded
 				}
-				if err := w.Namespace(ns).Create(backend.MakeKey("app", v), r); err != nil {
+				if err := w.Namespace(ns).Create(driver.MakeKey("app", v), r); err != nil {
 					t.Fatal(err)
 				}
 				rs = append(rs, r)
@@ -42,7 +42,7 @@ func TestColdReadsOneQuery(t *testing.T) {
 				want []*release.Release
 			}{
 				{"Get", func(d helm3.Store) ([]*release.Release, error) {
-					r, err := d.Get(backend.MakeKey("app", 4))
+					r, err := d.Get(driver.MakeKey("app", 4))
 					return []*release.Release{r}, err
 				}, rs[3:]},
 				{"History", func(d helm3.Store) ([]*release.Release, error) {

@@ -3,17 +3,17 @@ package sqlbackend
 import (
 	"context"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Stats counts heads and parts, and sums their stored sizes.
-func (b *Backend) Stats(ctx context.Context, ns string) (helm3.Stats, error) {
+func (b *Backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	s, err := b.stats(ctx, ns)
 	return s, b.classify(err)
 }
 
-func (b *Backend) stats(ctx context.Context, ns string) (helm3.Stats, error) {
-	s := helm3.Stats{Parts: map[string]int{}}
+func (b *Backend) stats(ctx context.Context, ns string) (driver.Stats, error) {
+	s := driver.Stats{Parts: map[string]int{}}
 	where, args := "", []any{}
 	if ns != "" {
 		where, args = " WHERE namespace = ?", []any{ns}

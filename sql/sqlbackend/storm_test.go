@@ -10,8 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
@@ -111,7 +111,7 @@ func TestWriteStormNoDeadlocks(t *testing.T) {
 
 		// Parts: exactly those the heads reference, with those counts.
 		ctx := context.Background()
-		hs, err := b.Heads(ctx, backend.Query{Namespace: "storm"})
+		hs, err := b.Heads(ctx, driver.Query{Namespace: "storm"})
 		if err != nil {
 			t.Fatal(err)
 		}

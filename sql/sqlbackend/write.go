@@ -7,12 +7,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/driver"
 )
 
-func labelsJSON(h *backend.Head) (string, error) {
+func labelsJSON(h *driver.Head) (string, error) {
 	if len(h.Labels) == 0 {
 		return "{}", nil
 	}
@@ -20,7 +18,7 @@ func labelsJSON(h *backend.Head) (string, error) {
 	return string(b), err
 }
 
-func (b *Backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *backend.Head) error {
+func (b *Backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *driver.Head) error {
 	if len(h.Labels) == 0 {
 		return nil
 	}
@@ -51,16 +49,16 @@ const labelBatch = 500
 
 // Create inserts the head, its labels and a reference to each part, writing
 // the bytes of parts the namespace does not hold yet, in one transaction.
-// Every part h references must be in parts (backend.DiffParts): a part the
+// Every part h references must be in parts (driver.DiffParts): a part the
 // namespace no longer holds (its last other head deleted meanwhile) must be
 // written again with the head, and a reference to a part not given would go
 // uncounted.
-func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+func (b *Backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	labels, err := labelsJSON(h)
 	if err != nil {
 		return err
 	}
-	add, _, err := backend.DiffParts(nil, h, parts)
+	add, _, err := driver.DiffParts(nil, h, parts)
 	if err != nil {
 		return err
 	}
@@ -71,7 +69,7 @@ func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Pa
 			t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase, h.Body)
 		if err != nil {
 			if b.d.IsUnique(err) {
-				return helm3.ErrReleaseExists
+				return driver.ErrReleaseExists
 			}
 			return err
 		}
@@ -83,9 +81,9 @@ func (b *Backend) Create(ctx context.Context, h *backend.Head, parts []*codec.Pa
 }
 
 // Update replaces the head, its labels when they changed, and the references
-// of parts that changed (backend.DiffParts against the locked old head), in
+// of parts that changed (driver.DiffParts against the locked old head), in
 // one transaction. The UPDATE leaves created_at as stored.
-func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Part) error {
+func (b *Backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	labels, err := labelsJSON(h)
 	if err != nil {
 		return err
@@ -99,7 +97,7 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 		// An old head that does not verify counts as referencing nothing:
 		// its digests may be another release's parts, whose references
 		// it must not drop (a leak at worst, never a loss).
-		add, drop, err := backend.DiffParts(old, h, parts)
+		add, drop, err := driver.DiffParts(old, h, parts)
 		if err != nil {
 			return err
 		}
@@ -109,7 +107,7 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 			h.Namespace, h.Key); err != nil {
 			return err
 		}
-		if old.Err != nil || !backend.SameLabels(old.Labels, h.Labels) {
+		if old.Err != nil || !driver.SameLabels(old.Labels, h.Labels) {
 			if err := b.deleteLabels(ctx, tx, h.Namespace, h.Key); err != nil {
 				return err
 			}
@@ -123,18 +121,18 @@ func (b *Backend) Update(ctx context.Context, h *backend.Head, parts []*codec.Pa
 
 // Delete removes the head and its labels and drops its part references,
 // reading the frames the caller lacks first, in one transaction
-// (backend.PlanDelete: a head that does not verify, unreadable or its seal
+// (driver.PlanDelete: a head that does not verify, unreadable or its seal
 // broken, is removed with its labels only, since the parts its digests name
 // may be another release's).
-func (b *Backend) Delete(ctx context.Context, ns, key string, have func(codec.Digest) bool) (*backend.Head, map[codec.Digest][]byte, error) {
-	var h *backend.Head
-	var frames map[codec.Digest][]byte
+func (b *Backend) Delete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*driver.Head, map[driver.Digest][]byte, error) {
+	var h *driver.Head
+	var frames map[driver.Digest][]byte
 	err := b.tx(ctx, func(tx *stdsql.Tx) error {
 		var err error
 		if h, err = b.lockHead(ctx, tx, ns, key); err != nil {
 			return err
 		}
-		read, drop := backend.PlanDelete(h, have)
+		read, drop := driver.PlanDelete(h, have)
 		if frames, err = b.readParts(ctx, tx, read); err != nil {
 			return err
 		}

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqltest"
 )
 

@@ -6,11 +6,12 @@ import (
 	"embed"
 	"errors"
 
+	"github.com/helmstore/helmstore/driver"
+
 	"github.com/pressly/goose/v3"
 	modernc "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/filelock"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
@@ -26,8 +27,11 @@ func sqliteCode(err error) int {
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// Name is the HELM_DRIVER name the package registers.
+const Name = "sqlite"
+
 func init() {
-	helm3.Register("sqlite", open)
+	driver.Register(Name, Open)
 }
 
 // dialect is SQLite's: RETURNING, no row locks (write transactions begin
@@ -54,9 +58,10 @@ var dialect = sqlbackend.Dialect{
 	},
 }
 
-// open opens (creating if needed) a SQLite store at a file path. The file's
+// Open opens (creating if needed) a SQLite backend at a file path (the
+// driver.Opener registered as Name). The file's
 // directory must exist, unless it is the default location.
-func open(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 	dsn, path, memory, err := dsnOf(cfg.ConnectionString)
 	if err != nil {
 		return nil, err

@@ -10,9 +10,10 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/internal/engine"
+
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
@@ -71,7 +72,7 @@ func mysqlAddrs(conn string, proxy drivertest.ProxyFunc) (string, error) {
 // Wipe deletes every row of the store's tables behind its back, as a
 // restore of an empty database would; the schema stays.
 func Wipe(t *testing.T, s helm3.Store) {
-	b, ok := backend.BackendOf(s).(*sqlbackend.Backend)
+	b, ok := engine.Of(s).Backend().(*sqlbackend.Backend)
 	if !ok {
 		t.Fatalf("%T is not a SQL store", s)
 	}

@@ -6,11 +6,11 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Key returns Helm's storage key of revision v of release name.
-func Key(name string, v int) string { return backend.MakeKey(name, v) }
+func Key(name string, v int) string { return driver.MakeKey(name, v) }
 
 // Release returns revision v of a small deployed release name in ns, with a
 // chart of its own (so a test may change it) and values and a manifest that

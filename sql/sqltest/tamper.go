@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/internal/engine"
+
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
-	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
@@ -16,7 +17,7 @@ import (
 // store of any SQL dialect: it edits rows directly, as a hand edit or a bad
 // restore would.
 func Tamper(t *testing.T, s helm3.Store) drivertest.Tamperer {
-	b, ok := backend.BackendOf(s).(*sqlbackend.Backend)
+	b, ok := engine.Of(s).Backend().(*sqlbackend.Backend)
 	if !ok {
 		t.Fatalf("%T is not a SQL store", s)
 	}
@@ -59,14 +60,17 @@ func (tp tamperer) Part(ctx context.Context, ns, d string) ([]byte, error) {
 		}
 		chunks = append(chunks, c)
 	}
-	return codec.Join(chunks), rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return driver.JoinChunks(chunks, len(chunks), -1)
 }
 
 func (tp tamperer) SetPart(ctx context.Context, ns, d string, frame []byte) error {
 	if _, err := tp.exec(ctx, "DELETE FROM helmstore_part_chunks WHERE namespace = ? AND digest = ?", ns, d); err != nil {
 		return err
 	}
-	for seq, c := range backend.Chunks(frame, tp.b.Dialect().MaxChunk) {
+	for seq, c := range driver.Chunks(frame, tp.b.Dialect().MaxChunk) {
 		if _, err := tp.exec(ctx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)", ns, d, seq, c); err != nil {
 			return err
 		}

@@ -6,48 +6,46 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/enginetmp"
+	"github.com/helmstore/helmstore/driver"
 )
 
 func init() {
-	helm3.Register("mystore", func(ctx context.Context, cfg *helm3.Config) (helm3.Store, error) {
+	driver.Register("mystore", func(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 		// Connect to cfg.ConnectionString here.
-		b := &myBackend{heads: map[string]*backend.Head{}, refs: map[backend.Digest]int{}}
-		return backend.New(b, cfg), nil
+		return &myBackend{heads: map[string]*driver.Head{}, refs: map[driver.Digest]int{}}, nil
 	})
 }
 
 type myBackend struct {
-	backend.Backend // Parts, Create, Delete, Stats, Close: see memstore
-	mu              sync.Mutex
-	heads           map[string]*backend.Head // by namespace + "/" + key
-	refs            map[backend.Digest]int   // per namespace in a real store
+	driver.Backend // Parts, Create, Delete, Stats, Close: see memstore
+	mu             sync.Mutex
+	heads          map[string]*driver.Head // by namespace + "/" + key
+	refs           map[driver.Digest]int   // per namespace in a real store
 }
 
-func (b *myBackend) Heads(ctx context.Context, q backend.Query) ([]*backend.Head, error) {
+func (b *myBackend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var out []*backend.Head
+	var out []*driver.Head
 	for _, h := range b.heads {
 		if q.Matches(h) { // a real store selects with its indexes first
 			c := *h
 			out = append(out, &c)
 		}
 	}
-	backend.SortHeads(out)
+	driver.SortHeads(out)
 	return out, nil
 }
 
 // Update is one transaction: replace the head, move part references.
-func (b *myBackend) Update(ctx context.Context, h *backend.Head, parts []*backend.Part) error {
+func (b *myBackend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	old, ok := b.heads[h.Namespace+"/"+h.Key]
 	if !ok {
-		return helm3.ErrReleaseNotFound
+		return driver.ErrReleaseNotFound
 	}
-	add, drop, err := backend.DiffParts(old, h, parts)
+	add, drop, err := driver.DiffParts(old, h, parts)
 	if err != nil {
 		return err
 	}
@@ -63,5 +61,5 @@ func (b *myBackend) Update(ctx context.Context, h *backend.Head, parts []*backen
 }
 
 func main() {
-	fmt.Println(helm3.Drivers()) // then run drivertest.Run on it in a test
+	fmt.Println(driver.Drivers()) // then run drivertest.Run on it in a test
 }

@@ -11,6 +11,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 )
 
@@ -19,7 +20,7 @@ import (
 // that picks its store at run time does.
 func Main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintf(os.Stderr, "usage: %s driver connection-string (registered: %v)\n", os.Args[0], helm3.Drivers())
+		fmt.Fprintf(os.Stderr, "usage: %s driver connection-string (registered: %v)\n", os.Args[0], driver.Drivers())
 		os.Exit(2)
 	}
 	store, err := helm3.Open(context.Background(), os.Args[1], os.Args[2])

@@ -1,0 +1,104 @@
+package driver
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+)
+
+// DiffParts is the change of part references when the head old is replaced
+// by h (old nil: h is created). add are the parts h references and old does
+// not, taken from parts (what the engine gave Create or Update), one per
+// digest; drop are the references old holds and h does not, one per digest.
+// Both are sorted by digest, the order in which writers should lock or
+// write parts so that concurrent writers sharing parts cannot deadlock.
+// A delta's base counts as a part the head references.
+//
+// An old head that does not Verify counts as referencing nothing (as if h
+// were created): its digests may name another release's parts, whose
+// references it must neither drop nor stand in for. What it really
+// referenced, if anything, stays referenced (garbage, never a loss).
+//
+// It fails, naming the parts, when parts lacks one that h newly
+// references: the backend must not record a reference it has no bytes
+// for (the part may be gone from the namespace since the engine saw it).
+func DiffParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err error) {
+	if old != nil && old.Verify() != nil {
+		old = nil
+	}
+	return DiffStoredParts(old, h, parts)
+}
+
+// DiffStoredParts is DiffParts for an old head whose references the
+// backend trusts as stored, without verifying them against a body (a head
+// read back from the backend's own record, which holds the digests but not
+// the body: DiffParts would take it for one referencing nothing, and the
+// references an Update drops would never be dropped).
+func DiffStoredParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err error) {
+	was := map[Digest]bool{}
+	if old != nil {
+		for _, r := range old.Parts() {
+			was[r.Digest] = true
+		}
+	}
+	now := map[Digest]bool{}
+	want := map[Digest]PartRef{}
+	for _, r := range h.Parts() {
+		now[r.Digest] = true
+		if !was[r.Digest] {
+			want[r.Digest] = r
+		}
+	}
+	for _, p := range parts {
+		if _, ok := want[p.Digest]; ok {
+			add = append(add, p)
+			delete(want, p.Digest)
+		}
+	}
+	if len(want) > 0 {
+		var missing []string
+		for _, r := range want {
+			missing = append(missing, r.Kind.String()+" "+r.Digest.Short())
+		}
+		sort.Strings(missing)
+		return nil, nil, fmt.Errorf("parts %v of release %q were not given to the backend", missing, h.Key)
+	}
+	if old != nil {
+		seen := map[Digest]bool{}
+		for _, r := range old.Parts() {
+			if !now[r.Digest] && !seen[r.Digest] {
+				seen[r.Digest] = true
+				drop = append(drop, r)
+			}
+		}
+	}
+	slices.SortFunc(add, func(a, b *Part) int { return bytes.Compare(a.Digest[:], b.Digest[:]) })
+	slices.SortFunc(drop, func(a, b PartRef) int { return bytes.Compare(a.Digest[:], b.Digest[:]) })
+	return add, drop, nil
+}
+
+// DiffLabels is the change from the custom labels old to new: set holds the
+// labels new adds or changes (key to new value), remove the keys old has
+// and new does not, sorted. Both are empty when the sets are equal.
+func DiffLabels(old, new map[string]string) (set map[string]string, remove []string) {
+	for k, v := range new {
+		if w, ok := old[k]; !ok || w != v {
+			if set == nil {
+				set = map[string]string{}
+			}
+			set[k] = v
+		}
+	}
+	for k := range old {
+		if _, ok := new[k]; !ok {
+			remove = append(remove, k)
+		}
+	}
+	sort.Strings(remove)
+	return set, remove
+}
+
+// SameLabels reports whether the label sets a and b are equal.
+func SameLabels(a, b map[string]string) bool { return maps.Equal(a, b) }
