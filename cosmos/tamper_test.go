@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helmstore/helmstore/internal/helm3codec"
+
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -261,7 +262,7 @@ func TestTamperer(t *testing.T) {
 	if err := get(); err != nil {
 		t.Fatalf("get after writing the head back as read: %v", err)
 	}
-	split, err := codec.SplitRelease(r)
+	split, err := helm3codec.Codec{}.Split(r)
 	if err != nil {
 		t.Fatal(err)
 	}

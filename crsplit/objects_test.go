@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helmstore/helmstore/internal/helm3codec"
+
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -132,7 +134,7 @@ func TestValuesOnlyUpgradeReusesChart(t *testing.T) {
 
 func codecDigest(t testing.TB, r *release.Release, k driver.Kind) string {
 	t.Helper()
-	s, err := codec.SplitRelease(r)
+	s, err := helm3codec.Codec{}.Split(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helmstore/helmstore/internal/helm3codec"
+
 	"github.com/helmstore/helmstore/driver"
 
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // smallPartBytes bounds the values and manifests of the releases whose
@@ -35,7 +36,7 @@ func liveParts(t testing.TB, rs []*release.Release) map[string]int {
 	seen := map[id]bool{}
 	out := map[string]int{}
 	for _, r := range rs {
-		sp, err := codec.SplitRelease(r)
+		sp, err := helm3codec.Codec{}.Split(r)
 		if err != nil {
 			t.Fatalf("split %s: %v", key(r.Name, r.Version), err)
 		}

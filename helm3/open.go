@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/helm3codec"
 )
 
 // Open opens the backend registered as name with the given connection string.
@@ -31,11 +32,13 @@ type OpenError = driver.OpenError
 // New returns a Store over b, a backend opened directly with cfg (a
 // provider's Open, with a Config from NewConfig), scoped to
 // DefaultNamespace. Closing the Store closes b.
-func New(b driver.Backend, cfg *driver.Config) Store { return &store{v: engine.New(b, cfg)} }
+func New(b driver.Backend, cfg *driver.Config) Store {
+	return &store{v: engine.New(b, cfg, helm3codec.Codec{})}
+}
 
 // store is the Helm 3 face of an engine view: Helm 3's release type in and
 // out, Helm 3's sentinels in every error.
-type store struct{ v *engine.View }
+type store struct{ v *engine.View[release.Release] }
 
 var (
 	_ Store     = (*store)(nil)
@@ -44,7 +47,7 @@ var (
 
 // EngineView returns the engine view under the store, for the module's own
 // tests and benchmarks (package engine is internal: no one else can use it).
-func (s *store) EngineView() *engine.View { return s.v }
+func (s *store) EngineView() engine.Handle { return s.v }
 
 func (s *store) Name() string              { return s.v.Name() }
 func (s *store) Namespace(ns string) Store { return &store{v: s.v.Namespace(ns)} }

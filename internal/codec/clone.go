@@ -8,12 +8,13 @@ func CloneMap(m map[string]interface{}) map[string]interface{} {
 	}
 	out := make(map[string]interface{}, len(m))
 	for k, v := range m {
-		out[k] = cloneValue(v)
+		out[k] = CloneValue(v)
 	}
 	return out
 }
 
-func cloneValue(v interface{}) interface{} {
+// CloneValue deep-copies a value of a JSON-decoded tree.
+func CloneValue(v interface{}) interface{} {
 	switch t := v.(type) {
 	case map[string]interface{}:
 		return CloneMap(t)
@@ -23,7 +24,7 @@ func cloneValue(v interface{}) interface{} {
 		}
 		out := make([]interface{}, len(t))
 		for i, e := range t {
-			out[i] = cloneValue(e)
+			out[i] = CloneValue(e)
 		}
 		return out
 	default:

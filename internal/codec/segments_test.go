@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/fixture"
+	"math/rand/v2"
 )
 
 // segmented builds a segmented frame by hand from (claimed size, zstd
@@ -25,10 +25,15 @@ func segmented(total uint64, segs ...[2]interface{}) []byte {
 }
 
 func TestSegmentedFrame(t *testing.T) {
-	s, err := SplitRelease(fixture.NewStack(1).Release("stack", "ns", 1))
-	if err != nil {
-		t.Fatal(err)
+	// A chart-sized part of text that compresses as a chart does.
+	rnd := rand.New(rand.NewPCG(1, 2))
+	words := []string{"apiVersion: ", "kind: ", "metadata:\n", "  name: ", "spec:\n", "{{ .Values.", " }}", "\n"}
+	var text []byte
+	for len(text) < 3*segmentSize+1000 {
+		text = append(text, words[rnd.IntN(len(words))]...)
+		text = append(text, byte('a'+rnd.IntN(26)))
 	}
+	s := &Split{Chart: NewPart(KindChart, append([]byte{byte(KindChart)}, text...))}
 	raw := s.Chart.Raw()
 	frame := s.Chart.Frame()
 	if len(raw) < segmentMin || frame[0] != frameSegments {

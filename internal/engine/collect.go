@@ -9,7 +9,7 @@ import (
 // Collect removes the garbage the backend holds in the view's namespace
 // (every namespace for the "" view), if it is a driver.Collector; for a backend
 // whose writes leave none, it does nothing.
-func (v *view) Collect(ctx context.Context) error {
+func (v *View[R]) Collect(ctx context.Context) error {
 	c, ok := v.e.backend.(driver.Collector)
 	if !ok || !v.validNamespace() {
 		return nil

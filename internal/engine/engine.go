@@ -8,9 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/release"
-
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/parallel"
@@ -18,7 +15,8 @@ import (
 )
 
 // Engine is the shared state of a store: backend, part cache, config.
-type Engine struct {
+type Engine[R any] struct {
+	codec   Codec[R]
 	name    string
 	backend driver.Backend
 	cache   *partcache.Cache
@@ -39,63 +37,61 @@ type Engine struct {
 const DefaultNamespace = "default"
 
 // New returns the engine over b as a view scoped to DefaultNamespace.
-func New(b driver.Backend, cfg *driver.Config) *View {
+func New[R any](b driver.Backend, cfg *driver.Config, c Codec[R]) *View[R] {
 	if cfg.Log == nil {
 		c := *cfg
 		c.Log = func(string, ...interface{}) {}
 		cfg = &c
 	}
-	e := &Engine{name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), cfg: cfg, now: time.Now}
-	return &View{e: e, ns: DefaultNamespace}
+	e := &Engine[R]{codec: c, name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), cfg: cfg, now: time.Now}
+	return &View[R]{e: e, ns: DefaultNamespace}
 }
 
 // View is the engine scoped to one namespace ("" = all): what a face's
 // Store wraps. Its methods are Helm's driver methods.
-type View struct {
-	e  *Engine
+type View[R any] struct {
+	e  *Engine[R]
 	ns string
 }
 
-type view = View
-
 // Name returns the registered name of the backend.
-func (v *View) Name() string { return v.e.name }
+func (v *View[R]) Name() string { return v.e.name }
 
 // Namespace returns a view of the same engine scoped to ns.
-func (v *View) Namespace(ns string) *View { return &View{e: v.e, ns: ns} }
+func (v *View[R]) Namespace(ns string) *View[R] { return &View[R]{e: v.e, ns: ns} }
 
 // Close closes the backend (once, whichever view closes it).
-func (v *View) Close() error {
+func (v *View[R]) Close() error {
 	v.e.closeOnce.Do(func() { v.e.closeErr = v.e.backend.Close() })
 	return v.e.closeErr
 }
 
 // Stats reports what the view's namespace holds.
-func (v *View) Stats(ctx context.Context) (driver.Stats, error) {
+func (v *View[R]) Stats(ctx context.Context) (driver.Stats, error) {
 	return v.e.backend.Stats(ctx, v.ns)
 }
 
 // SetDeltas turns delta encoding of values and manifests on (the default)
 // or off, for benchmarks and measurements comparing the two. It has no
 // effect on what is already stored.
-func (v *View) SetDeltas(on bool) { v.e.noDeltas.Store(!on) }
+func (v *View[R]) SetDeltas(on bool) { v.e.noDeltas.Store(!on) }
 
 // Backend returns the backend under the view.
-func (v *View) Backend() driver.Backend { return v.e.backend }
+func (v *View[R]) Backend() driver.Backend { return v.e.backend }
 
-func (v *view) ctx() (context.Context, context.CancelFunc) {
+func (v *View[R]) ctx() (context.Context, context.CancelFunc) {
 	if v.e.cfg.Timeout > 0 {
 		return context.WithTimeout(context.Background(), v.e.cfg.Timeout)
 	}
 	return context.WithCancel(context.Background())
 }
 
-func (v *view) fail(op, ns, key string, err error) error {
+func (v *View[R]) fail(op, ns, key string, err error) error {
 	return &driver.ReleaseError{Op: op, Namespace: ns, Key: key, Err: err}
 }
 
 // Get returns the release stored under key.
-func (v *view) Get(key string) (*release.Release, error) {
+func (v *View[R]) Get(key string) (*R, error) {
 	ctx, cancel := v.ctx()
 	defer cancel()
 	if err := v.checkRead(key); err != nil {
@@ -130,7 +126,7 @@ func (v *view) Get(key string) (*release.Release, error) {
 // name or namespace that is not a valid Kubernetes name): no release can be
 // stored there, and backends need not be asked about bytes they may compare
 // loosely (trailing spaces, collations) or not at all (NUL, invalid UTF-8).
-func (v *view) checkRead(key string) error {
+func (v *View[R]) checkRead(key string) error {
 	name, _, err := driver.ParseKey(key)
 	if err != nil {
 		return err
@@ -144,7 +140,7 @@ func (v *view) checkRead(key string) error {
 // find returns the head stored under key in the view's namespace, or in the
 // one namespace that holds it for an all-namespaces view; frames is
 // driver.Query.Frames.
-func (v *view) find(ctx context.Context, key string, frames bool) (*driver.Head, error) {
+func (v *View[R]) find(ctx context.Context, key string, frames bool) (*driver.Head, error) {
 	hs, err := v.e.backend.Heads(ctx, driver.Query{Namespace: v.ns, Key: key, Frames: frames})
 	if err != nil {
 		return nil, err
@@ -163,11 +159,11 @@ func (v *view) find(ctx context.Context, key string, frames bool) (*driver.Head,
 }
 
 // validNamespace reports whether the view's namespace could hold releases.
-func (v *view) validNamespace() bool { return v.ns == "" || checkNamespace(v.ns) == nil }
+func (v *View[R]) validNamespace() bool { return v.ns == "" || checkNamespace(v.ns) == nil }
 
 // List returns every release in the view's namespace for which filter is true.
 // Releases that cannot be decoded are logged and skipped, as in Helm.
-func (v *view) List(filter func(*release.Release) bool) ([]*release.Release, error) {
+func (v *View[R]) List(filter func(*R) bool) ([]*R, error) {
 	ctx, cancel := v.ctx()
 	defer cancel()
 	if !v.validNamespace() {
@@ -196,7 +192,7 @@ func (v *view) List(filter func(*release.Release) bool) ([]*release.Release, err
 
 // driver.Query returns the releases whose labels (system and custom) match all of
 // labels, or exactly driver.ErrReleaseNotFound when none do.
-func (v *view) Query(labels map[string]string) ([]*release.Release, error) {
+func (v *View[R]) Query(labels map[string]string) ([]*R, error) {
 	ctx, cancel := v.ctx()
 	defer cancel()
 	q, ok, err := buildQuery(v.ns, labels)
@@ -228,17 +224,17 @@ func (v *view) Query(labels map[string]string) ([]*release.Release, error) {
 }
 
 // Create stores rls under key, or fails with ErrReleaseExists.
-func (v *view) Create(key string, rls *release.Release) error {
+func (v *View[R]) Create(key string, rls *R) error {
 	return v.write("create", key, rls)
 }
 
 // Update replaces the release stored under key, or fails with
 // ErrReleaseNotFound.
-func (v *view) Update(key string, rls *release.Release) error {
+func (v *View[R]) Update(key string, rls *R) error {
 	return v.write("update", key, rls)
 }
 
-func (v *view) write(op, key string, rls *release.Release) error {
+func (v *View[R]) write(op, key string, rls *R) error {
 	ctx, cancel := v.ctx()
 	defer cancel()
 	h, split, err := v.head(key, rls)
@@ -276,7 +272,7 @@ func (v *view) write(op, key string, rls *release.Release) error {
 // and returns the parts to give the backend: each delta's base among them,
 // so that the backend stores the base again, in the same write, if the
 // revisions that referenced it were deleted since this store saw it.
-func (e *Engine) encodeParts(h *driver.Head, split *codec.Split) []*codec.Part {
+func (e *Engine[R]) encodeParts(h *driver.Head, split *codec.Split) []*codec.Part {
 	var parts []*codec.Part
 	if split.Chart != nil {
 		parts = append(parts, split.Chart)
@@ -307,7 +303,7 @@ func (e *Engine) encodeParts(h *driver.Head, split *codec.Split) []*codec.Part {
 // delta returns p as a delta against the keyframe of h's release, and that
 // keyframe's part, if this store knows the keyframe and the delta pays;
 // otherwise p itself (stored in full).
-func (e *Engine) delta(h *driver.Head, p *codec.Part) (use, base *codec.Part) {
+func (e *Engine[R]) delta(h *driver.Head, p *codec.Part) (use, base *codec.Part) {
 	if p.Size < minDeltaBytes || p.Size > codec.MaxDeltaBytes || e.noDeltas.Load() {
 		return p, nil
 	}
@@ -335,7 +331,7 @@ func (e *Engine) delta(h *driver.Head, p *codec.Part) (use, base *codec.Part) {
 // the keyframe it was encoded with; an Update (Helm marks the revision
 // before the one it just created superseded) only if no later revision's
 // is known.
-func (e *Engine) noteWritten(h *driver.Head, split *codec.Split, create bool) {
+func (e *Engine[R]) noteWritten(h *driver.Head, split *codec.Split, create bool) {
 	for _, k := range []codec.Kind{codec.KindValues, codec.KindManifest} {
 		p := split.Part(k)
 		if p == nil {
@@ -353,7 +349,7 @@ func (e *Engine) noteWritten(h *driver.Head, split *codec.Split, create bool) {
 
 // noteKeyframes records the keyframes of a revision read: the base of each
 // delta, or the full part itself, as far as ps holds their bytes.
-func (e *Engine) noteKeyframes(h *driver.Head, ps *partSet) {
+func (e *Engine[R]) noteKeyframes(h *driver.Head, ps *partSet) {
 	for _, k := range []codec.Kind{codec.KindValues, codec.KindManifest} {
 		d := h.Digest(k)
 		if d.IsZero() {
@@ -370,7 +366,7 @@ func (e *Engine) noteKeyframes(h *driver.Head, ps *partSet) {
 
 // head validates rls against key and the view and builds its head, without
 // part digests and body (encodeParts, then the seal).
-func (v *view) head(key string, rls *release.Release) (*driver.Head, *codec.Split, error) {
+func (v *View[R]) head(key string, rls *R) (*driver.Head, *codec.Split, error) {
 	if rls == nil {
 		return nil, nil, errors.New("release is nil")
 	}
@@ -378,48 +374,44 @@ func (v *view) head(key string, rls *release.Release) (*driver.Head, *codec.Spli
 	if err != nil {
 		return nil, nil, err
 	}
-	// driver.ParseKey takes versions from 0 (Helm's drivers store a revision 0)
+	m := v.e.codec.Meta(rls)
+	// ParseKey takes versions from 0 (Helm's drivers store a revision 0)
 	// and refuses negative ones, which Helm's Secrets driver cannot store
 	// either (its version label would not be a valid label value).
-	if name != rls.Name || version != rls.Version {
+	if name != m.Name || version != m.Version {
 		return nil, nil, fmt.Errorf("%w: key names release %q version %d, but the release is %q version %d",
-			driver.ErrInvalidKey, name, version, rls.Name, rls.Version)
+			driver.ErrInvalidKey, name, version, m.Name, m.Version)
 	}
-	if err := checkName(rls.Name); err != nil {
+	if err := checkName(m.Name); err != nil {
 		return nil, nil, err
 	}
-	ns := rls.Namespace
+	ns := m.Namespace
 	if ns == "" {
 		ns = v.ns
 	}
 	if ns == "" {
 		ns = DefaultNamespace
 	}
-	h := &driver.Head{Namespace: ns, Key: key, Name: rls.Name, Version: rls.Version, Owner: driver.Owner}
+	h := &driver.Head{Namespace: ns, Key: key, Name: m.Name, Version: m.Version, Owner: driver.Owner}
 	if v.ns != "" && ns != v.ns {
 		return h, nil, fmt.Errorf("release is in namespace %q but this store is scoped to namespace %q", ns, v.ns)
 	}
 	if err := checkNamespace(ns); err != nil {
 		return h, nil, err
 	}
-	if rls.Info == nil {
+	if !m.HasInfo {
 		return h, nil, errors.New("release has no info (status)")
 	}
-	h.Status = rls.Info.Status.String()
-	if h.Labels, err = customLabels(rls.Labels); err != nil {
+	h.Status = m.Status
+	if h.Labels, err = customLabels(m.Labels); err != nil {
 		return h, nil, err
 	}
-	split, err := codec.SplitRelease(rls)
+	split, err := v.e.codec.Split(rls)
 	if err != nil {
 		return h, nil, err
 	}
-	if rls.Chart != nil && rls.Chart.Metadata != nil {
-		h.ChartName, h.ChartVersion, h.AppVersion = rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion
-	}
-	if !rls.Info.LastDeployed.IsZero() {
-		h.Updated = rls.Info.LastDeployed.Time.Format(time.RFC3339Nano)
-	}
-	h.Description = rls.Info.Description
+	h.ChartName, h.ChartVersion, h.AppVersion = m.ChartName, m.ChartVersion, m.AppVersion
+	h.Updated, h.Description = m.Updated, m.Description
 	return h, split, nil
 }
 
@@ -427,7 +419,7 @@ func (v *view) head(key string, rls *release.Release) (*driver.Head, *codec.Spli
 // whose stored data is corrupt is removed all the same; the error then wraps
 // driver.ErrCorrupt and says so, and the release returned holds only what the
 // store's head says (name, namespace, version, status).
-func (v *view) Delete(key string) (*release.Release, error) {
+func (v *View[R]) Delete(key string) (*R, error) {
 	ctx, cancel := v.ctx()
 	defer cancel()
 	if err := v.checkRead(key); err != nil {
@@ -471,20 +463,16 @@ func (v *view) Delete(key string) (*release.Release, error) {
 	rls, err := v.e.assemble(h, ps, h.Labels)
 	if err != nil {
 		v.e.cfg.Log("helmstore: deleted release %q in namespace %q whose stored data is corrupt: %v", key, ns, err)
-		return stub(h, key), v.fail("delete", ns, key, fmt.Errorf("release was deleted, but its stored data is corrupt and cannot be returned: %w", err))
+		return v.e.stub(h, key), v.fail("delete", ns, key, fmt.Errorf("release was deleted, but its stored data is corrupt and cannot be returned: %w", err))
 	}
 	return rls, nil
 }
 
 // stub is what the head of a release says about it, for a release whose
 // stored data cannot be decoded.
-func stub(h *driver.Head, key string) *release.Release {
+func (e *Engine[R]) stub(h *driver.Head, key string) *R {
 	name, version, _ := driver.ParseKey(key)
-	rls := &release.Release{Name: name, Version: version, Namespace: h.Namespace, Info: &release.Info{}}
-	if h.Status != "" {
-		rls.Info.Status = release.Status(h.Status)
-	}
-	return rls
+	return e.codec.Stub(name, version, h.Namespace, h.Status)
 }
 
 // PartError reports a part that is missing or does not verify.
@@ -508,16 +496,16 @@ func (e *PartError) Unwrap() error { return e.Err }
 // again is corruption.
 var ErrPartMissing = fmt.Errorf("%w: part is missing from the store", codec.ErrCorrupt)
 
-func decodeFrame(ref driver.PartRef, frame []byte) (*codec.Decoded, error) {
+func (e *Engine[R]) decodeFrame(ref driver.PartRef, frame []byte) (*codec.Decoded, error) {
 	if frame == nil {
 		return nil, ErrPartMissing
 	}
-	return codec.OpenPart(ref.Kind, frame, ref.Digest)
+	return codec.OpenPart(ref.Kind, frame, ref.Digest, e.codec.DecodeChart)
 }
 
 // decodeDelta decodes the frame of the delta part ref against its base,
 // decoded; baseErr says why the base is not at hand.
-func decodeDelta(ref driver.PartRef, frame []byte, base *codec.Decoded, baseErr error) (*codec.Decoded, error) {
+func (e *Engine[R]) decodeDelta(ref driver.PartRef, frame []byte, base *codec.Decoded, baseErr error) (*codec.Decoded, error) {
 	if frame == nil {
 		return nil, ErrPartMissing
 	}
@@ -534,13 +522,13 @@ func decodeDelta(ref driver.PartRef, frame []byte, base *codec.Decoded, baseErr 
 	if err != nil {
 		return nil, err
 	}
-	return codec.DecodePart(ref.Kind, raw)
+	return codec.DecodePart(ref.Kind, raw, e.codec.DecodeChart)
 }
 
 // needed returns the parts h uses that ps does not hold yet, taking those
 // in the part cache from it: each of its parts and, for a delta not at
 // hand, the delta's base.
-func (e *Engine) needed(h *driver.Head, ps *partSet) []driver.PartRef {
+func (e *Engine[R]) needed(h *driver.Head, ps *partSet) []driver.PartRef {
 	var out []driver.PartRef
 	want := func(ref driver.PartRef) bool {
 		if _, ok := ps.got[ref.Digest]; ok {
@@ -573,7 +561,7 @@ func (e *Engine) needed(h *driver.Head, ps *partSet) []driver.PartRef {
 // decoded (never for one no worker has taken). A copy that fails is
 // recorded in ps.failed. Parts decoded are put in the part cache if cache
 // is set.
-func (e *Engine) decodeRound(refs []driver.PartRef, frames map[codec.Digest][]byte, ps *partSet, cache bool) {
+func (e *Engine[R]) decodeRound(refs []driver.PartRef, frames map[codec.Digest][]byte, ps *partSet, cache bool) {
 	round := make([]driver.PartRef, 0, len(refs))
 	for _, ref := range refs {
 		if ref.Base.IsZero() {
@@ -597,7 +585,7 @@ func (e *Engine) decodeRound(refs []driver.PartRef, frames map[codec.Digest][]by
 	parallel.Each(len(round), func(i int) {
 		ref := round[i]
 		if i < full {
-			decoded[i], errs[i] = decodeFrame(ref, frames[ref.Digest])
+			decoded[i], errs[i] = e.decodeFrame(ref, frames[ref.Digest])
 			close(done[i])
 			return
 		}
@@ -613,7 +601,7 @@ func (e *Engine) decodeRound(refs []driver.PartRef, frames map[codec.Digest][]by
 				baseErr = errs[j]
 			}
 		}
-		decoded[i], errs[i] = decodeDelta(ref, frames[ref.Digest], base, baseErr)
+		decoded[i], errs[i] = e.decodeDelta(ref, frames[ref.Digest], base, baseErr)
 	})
 	for i, ref := range round {
 		if errs[i] != nil {
@@ -648,17 +636,19 @@ type partSet struct {
 	// charts holds, per chart digest, the copy of the chart's values and
 	// file bytes that the releases built from this set (one call) share.
 	chartsMu sync.Mutex
-	charts   map[codec.Digest]*codec.Shared
+	charts   map[codec.Digest]any
 }
 
-// chart builds the chart of part d for one release of the call: its own
-// metadata and File values, but values and file bytes shared with the
-// call's other releases of that chart, as Helm's Memory driver returns
-// shared objects (never shared with another call or the cache: a caller
-// that changes what one call returned never changes what another returns).
-// A History of 20 revisions so makes one copy of the chart, not 20.
-func (ps *partSet) chart(d codec.Digest, p *codec.ChartPart) (*chart.Chart, error) {
+// shared returns what the releases of this call built from chart part d
+// share (ChartPart.Share): values and file bytes copied once per call, as
+// Helm's Memory driver returns shared objects (never shared with another
+// call or the cache: a caller that changes what one call returned never
+// changes what another returns). A History of 20 revisions so makes one
+// copy of the chart, not 20. A part decoded for this call alone is adopted,
+// not copied.
+func (ps *partSet) shared(d codec.Digest, p codec.ChartPart) any {
 	ps.chartsMu.Lock()
+	defer ps.chartsMu.Unlock()
 	sh, ok := ps.charts[d]
 	if !ok {
 		if ps.own[d] {
@@ -667,12 +657,11 @@ func (ps *partSet) chart(d codec.Digest, p *codec.ChartPart) (*chart.Chart, erro
 			sh = p.Share()
 		}
 		if ps.charts == nil {
-			ps.charts = map[codec.Digest]*codec.Shared{}
+			ps.charts = map[codec.Digest]any{}
 		}
 		ps.charts[d] = sh
 	}
-	ps.chartsMu.Unlock()
-	return p.ChartOn(sh)
+	return sh
 }
 
 func newPartSet() *partSet {
@@ -686,7 +675,7 @@ func newPartSet() *partSet {
 // namespace's missing or damaged copy never stands for another's. A part that
 // fails is reported per head by assemble; load itself fails only when the
 // backend does.
-func (e *Engine) load(ctx context.Context, heads []*driver.Head) (*partSet, error) {
+func (e *Engine[R]) load(ctx context.Context, heads []*driver.Head) (*partSet, error) {
 	ps := newPartSet()
 	want := map[codec.Digest][]driver.PartRef{} // namespaces' copies still to try
 	var order []codec.Digest
@@ -774,7 +763,7 @@ func keptFrames(heads []*driver.Head) map[partKey][]byte {
 // assemble builds the release of h from decoded parts, checking that the
 // head verifies (its seal over body, key and digests) and that what it holds
 // is the release its key and namespace name.
-func (e *Engine) assemble(h *driver.Head, ps *partSet, labels map[string]string) (*release.Release, error) {
+func (e *Engine[R]) assemble(h *driver.Head, ps *partSet, labels map[string]string) (*R, error) {
 	if h.Err != nil {
 		return nil, corrupt(h, h.Err)
 	}
@@ -799,21 +788,22 @@ func (e *Engine) assemble(h *driver.Head, ps *partSet, labels map[string]string)
 		}
 		ds[i] = p
 	}
-	rls, err := codec.Assemble(raw, nil, ds[1], ds[2], labels)
+	var chart codec.ChartPart
+	var shared any
+	if ds[0] != nil {
+		chart = ds[0].Chart
+		shared = ps.shared(h.Chart, chart)
+	}
+	rls, err := e.codec.Assemble(raw, chart, shared, ds[1], ds[2], labels)
 	if err != nil {
 		return nil, corrupt(h, err)
-	}
-	if ds[0] != nil {
-		if rls.Chart, err = ps.chart(h.Chart, ds[0].Chart); err != nil {
-			return nil, corrupt(h, err)
-		}
 	}
 	name, version, err := driver.ParseKey(h.Key)
 	if err != nil {
 		return nil, corrupt(h, err)
 	}
-	if rls.Name != name || rls.Version != version || (rls.Namespace != "" && rls.Namespace != h.Namespace) {
-		return nil, corrupt(h, fmt.Errorf("%w: stored data is release %q version %d in namespace %q", codec.ErrCorrupt, rls.Name, rls.Version, rls.Namespace))
+	if m := e.codec.Meta(rls); m.Name != name || m.Version != version || (m.Namespace != "" && m.Namespace != h.Namespace) {
+		return nil, corrupt(h, fmt.Errorf("%w: stored data is release %q version %d in namespace %q", codec.ErrCorrupt, m.Name, m.Version, m.Namespace))
 	}
 	return rls, nil
 }
@@ -840,12 +830,12 @@ func corrupt(h *driver.Head, err error) error {
 // since a Delete or Update may have raced the read: it is then built from its
 // new head if that still matches q, or dropped. One that still cannot be
 // built is logged and left nil, as Helm's drivers skip undecodable releases.
-func (e *Engine) assembleAll(ctx context.Context, hs []*driver.Head, q driver.Query) ([]*release.Release, error) {
+func (e *Engine[R]) assembleAll(ctx context.Context, hs []*driver.Head, q driver.Query) ([]*R, error) {
 	parts, err := e.load(ctx, hs)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*release.Release, len(hs))
+	out := make([]*R, len(hs))
 	errs := make([]error, len(hs))
 	parallel.Each(len(hs), func(i int) {
 		if out[i], errs[i] = e.assemble(hs[i], parts, hs[i].AllLabels()); errs[i] == nil {
@@ -871,7 +861,7 @@ func (e *Engine) assembleAll(ctx context.Context, hs []*driver.Head, q driver.Qu
 
 // reread reads the head of h again, as long as it still matches q, and
 // builds its release: nil with no error if it is gone or no longer matches.
-func (e *Engine) reread(ctx context.Context, h *driver.Head, q driver.Query) (*release.Release, error) {
+func (e *Engine[R]) reread(ctx context.Context, h *driver.Head, q driver.Query) (*R, error) {
 	q.Namespace, q.Key = h.Namespace, h.Key
 	hs, err := e.backend.Heads(ctx, q)
 	if err != nil || len(hs) == 0 {
@@ -888,11 +878,17 @@ func (e *Engine) reread(ctx context.Context, h *driver.Head, q driver.Query) (*r
 	return rls, err
 }
 
+// Handle is what the module's tests and benchmarks reach under a face's
+// Store: its backend and its settings.
+type Handle interface {
+	Backend() driver.Backend
+	SetDeltas(on bool)
+}
+
 // Of returns the engine view under s, a face's Store, or nil if s is not
-// one: how the module's tests and benchmarks reach a store's backend
-// (View.Backend) and settings (View.SetDeltas).
-func Of(s any) *View {
-	if f, ok := s.(interface{ EngineView() *View }); ok {
+// one.
+func Of(s any) Handle {
+	if f, ok := s.(interface{ EngineView() Handle }); ok {
 		return f.EngineView()
 	}
 	return nil

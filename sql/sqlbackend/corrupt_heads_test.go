@@ -86,7 +86,7 @@ func TestGarbledHeadRow(t *testing.T) {
 						t.Fatalf("%d rows of the deleted release left in %s", n, table)
 					}
 				}
-				if _, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(driver.Digest) bool { return false }); !errors.Is(err, helm3.ErrReleaseNotFound) {
+				if _, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(driver.Digest) bool { return false }); !errors.Is(err, driver.ErrReleaseNotFound) {
 					t.Fatalf("second delete: %v; want ErrReleaseNotFound", err)
 				}
 				got, err := s.Get(sqltest.Key("good", 1))

@@ -1,4 +1,4 @@
-package codec
+package helm3codec
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package codec
+package helm3codec
 
 import (
 	"encoding/json"
@@ -147,10 +147,10 @@ func TestAssembledReleasesShareNoMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c1, _ := d.Chart.Chart()
+	c1, _ := chartOf(d)
 	c1.Templates[1].Data[0] = '!'
 	c1.Values["enabled"] = "mutated"
-	c2, _ := d.Chart.Chart()
+	c2, _ := chartOf(d)
 	if c2.Templates[1].Data[0] == '!' || c2.Values["enabled"] != true {
 		t.Fatal("a mutation of one decoded chart leaked into the next")
 	}
@@ -188,7 +188,7 @@ func FuzzChartPart(f *testing.F) {
 		if err != nil {
 			return
 		}
-		c, err := d.Chart.Chart()
+		c, err := chartOf(d)
 		if err != nil {
 			return
 		}
@@ -202,7 +202,7 @@ func FuzzChartPart(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c2, _ := d2.Chart.Chart()
+		c2, _ := chartOf(d2)
 		if !reflect.DeepEqual(c, c2) {
 			t.Fatal("re-encoded chart differs")
 		}

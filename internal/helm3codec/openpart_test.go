@@ -1,4 +1,4 @@
-package codec
+package helm3codec
 
 import (
 	"errors"
@@ -34,8 +34,8 @@ func TestOpenPart(t *testing.T) {
 			t.Fatalf("%s: %v", p.Kind, err)
 		}
 		if p.Kind == KindChart {
-			wc, _ := want.Chart.Chart()
-			gc, _ := got.Chart.Chart()
+			wc, _ := chartOf(want)
+			gc, _ := chartOf(got)
 			if !reflect.DeepEqual(wc, gc) {
 				t.Errorf("%s: OpenPart's chart differs from Open+DecodePart's", p.Kind)
 			}

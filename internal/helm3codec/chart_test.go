@@ -1,4 +1,4 @@
-package codec
+package helm3codec
 
 import (
 	"bytes"
@@ -70,7 +70,7 @@ func BenchmarkChartOpen(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := d.Chart.Chart(); err != nil {
+		if _, err := chartOf(d); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -94,7 +94,7 @@ func BenchmarkChartBuild(b *testing.B) {
 		b.Fatal(err)
 	}
 	cpuPerOp(b, func() {
-		if _, err := d.Chart.Chart(); err != nil {
+		if _, err := chartOf(d); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -114,7 +114,7 @@ func chartRoundTrip(t testing.TB, c *chart.Chart) *chart.Chart {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.Chart.Chart()
+	got, err := chartOf(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestChartMetadataCopied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := d.Chart.Chart()
+	a, _ := chartOf(d)
 	want := helmChart(t, a)
 	a.Metadata.Sources[0], a.Metadata.Keywords[0], a.Metadata.Maintainers[0].Name = "x", "x", "x"
 	a.Metadata.Annotations["a"] = "x"
@@ -206,7 +206,7 @@ func TestChartMetadataCopied(t *testing.T) {
 	a.Metadata.Dependencies[0].ImportValues[1].(map[string]interface{})["child"] = "x"
 	a.Metadata.Dependencies[0].ImportValues[1].(map[string]interface{})["parent"].([]interface{})[0] = "x"
 	a.Lock.Dependencies[1].Name = "x"
-	if b, _ := d.Chart.Chart(); !reflect.DeepEqual(b, want) {
+	if b, _ := chartOf(d); !reflect.DeepEqual(b, want) {
 		t.Fatal("changing the metadata of one chart built from a part changed the next")
 	}
 }
@@ -255,7 +255,7 @@ func TestChartIsNotShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := d.Chart.Chart()
+	a, _ := chartOf(d)
 	want := helmChart(t, a)
 	a.Templates[0].Data[0] = '!'
 	a.Files[3].Data[10] = '!'
@@ -264,7 +264,7 @@ func TestChartIsNotShared(t *testing.T) {
 	a.Metadata.Name = "changed"
 	a.Metadata.Maintainers[0].Name = "changed"
 	a.Lock.Dependencies[0].Name = "changed"
-	b, _ := d.Chart.Chart()
+	b, _ := chartOf(d)
 	if !reflect.DeepEqual(b, want) {
 		t.Fatal("changing one chart built from a part changed the next")
 	}
@@ -314,7 +314,7 @@ func TestChartDamage(t *testing.T) {
 				}
 				return
 			}
-			if _, err := d.Chart.Chart(); err != nil && !errors.Is(err, ErrCorrupt) {
+			if _, err := chartOf(d); err != nil && !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error %v does not wrap ErrCorrupt", err)
 			}
 		}
@@ -393,7 +393,7 @@ func FuzzDecodeChart(f *testing.F) {
 			}
 			return
 		}
-		c, err := d.Chart.Chart()
+		c, err := chartOf(d)
 		if err != nil {
 			return
 		}
@@ -406,7 +406,7 @@ func FuzzDecodeChart(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c2, err := d2.Chart.Chart(); err != nil || !reflect.DeepEqual(c2, c) {
+		if c2, err := chartOf(d2); err != nil || !reflect.DeepEqual(c2, c) {
 			t.Fatalf("decoded chart does not round-trip: %v", err)
 		}
 	})

@@ -1,4 +1,4 @@
-package codec
+package helm3codec
 
 import (
 	"encoding/binary"
@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/helmstore/helmstore/internal/codec"
 
 	"helm.sh/helm/v3/pkg/chart"
 )
@@ -68,8 +70,8 @@ const (
 
 // maxValuesDepth is how deep values may nest. Helm's JSON nests values
 // three levels below the top of a release (release, chart, values); Go's
-// decoder refuses more than MaxJSONDepth levels in all.
-const maxValuesDepth = MaxJSONDepth - 2
+// decoder refuses more than codec.MaxJSONDepth levels in all.
+const maxValuesDepth = codec.MaxJSONDepth - 2
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -95,7 +97,7 @@ func validText(s string) string {
 	return sb.String()
 }
 
-var errValuesDepth = fmt.Errorf("nested deeper than %d levels, which Helm cannot read back", MaxJSONDepth)
+var errValuesDepth = fmt.Errorf("nested deeper than %d levels, which Helm cannot read back", codec.MaxJSONDepth)
 
 // valueEncoder appends values; entries is a stack of the entries of the maps
 // being written, reused from one map to the next.
@@ -214,7 +216,7 @@ type valueReader struct {
 	s string
 }
 
-var errValues = fmt.Errorf("%w: chart values", ErrCorrupt)
+var errValues = fmt.Errorf("%w: chart values", codec.ErrCorrupt)
 
 func (r *valueReader) uvarint() (int, error) {
 	var x uint64
@@ -386,7 +388,7 @@ func encodeChart(c *chart.Chart) ([][]byte, error) {
 		}
 	}
 	head := make([]byte, 0, 2+len(metadata)+len(lock)+len(values)+names+5*binary.MaxVarintLen64)
-	head = append(head, byte(KindChart), chartVersion)
+	head = append(head, byte(codec.KindChart), chartVersion)
 	head = appendString(head, string(metadata))
 	head = appendString(head, string(lock))
 	head = appendString(head, string(values))
@@ -437,7 +439,7 @@ type chartReader struct {
 	b []byte
 }
 
-var errChart = fmt.Errorf("%w: chart", ErrCorrupt)
+var errChart = fmt.Errorf("%w: chart", codec.ErrCorrupt)
 
 func (r *chartReader) uvarint(what string) (uint64, error) {
 	x, n := binary.Uvarint(r.b)
@@ -502,7 +504,7 @@ func (r *chartReader) table(what string, blobs *int) (_ []fileEntry, isNil bool,
 			if err != nil {
 				return nil, false, err
 			}
-			if size > MaxPartBytes || *blobs+int(size) > MaxPartBytes {
+			if size > codec.MaxPartBytes || *blobs+int(size) > codec.MaxPartBytes {
 				return nil, false, fmt.Errorf("%w %s %q: %d bytes, more than the part can hold", errChart, what, e.name, size)
 			}
 			e.size = int(size)
@@ -513,14 +515,14 @@ func (r *chartReader) table(what string, blobs *int) (_ []fileEntry, isNil bool,
 }
 
 func decodeChart(raw []byte) (*ChartPart, error) {
-	if len(raw) < 2 || raw[0] != byte(KindChart) {
-		return nil, fmt.Errorf("%w: not a chart part", ErrCorrupt)
+	if len(raw) < 2 || raw[0] != byte(codec.KindChart) {
+		return nil, fmt.Errorf("%w: not a chart part", codec.ErrCorrupt)
 	}
 	if raw[1] != chartVersion {
-		return nil, fmt.Errorf("%w: chart encoding %d", ErrCorrupt, raw[1])
+		return nil, fmt.Errorf("%w: chart encoding %d", codec.ErrCorrupt, raw[1])
 	}
-	if len(raw) > MaxPartBytes {
-		return nil, fmt.Errorf("%w: chart part of %d bytes, more than the limit of %d", ErrCorrupt, len(raw), MaxPartBytes)
+	if len(raw) > codec.MaxPartBytes {
+		return nil, fmt.Errorf("%w: chart part of %d bytes, more than the limit of %d", codec.ErrCorrupt, len(raw), codec.MaxPartBytes)
 	}
 	r := &chartReader{b: raw[2:]}
 	p := &ChartPart{size: len(raw)}
@@ -540,7 +542,7 @@ func decodeChart(raw []byte) (*ChartPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	if schema > MaxPartBytes {
+	if schema > codec.MaxPartBytes {
 		return nil, fmt.Errorf("%w schema: %d bytes, more than the part can hold", errChart, schema-1)
 	}
 	blobs := 0
@@ -585,7 +587,7 @@ func decodeChart(raw []byte) (*ChartPart, error) {
 func (p *ChartPart) Size() int { return p.size }
 
 // Chart returns a new chart with its own copies of every field.
-func (p *ChartPart) Chart() (*chart.Chart, error) { return p.ChartOn(p.Share()) }
+func (p *ChartPart) Chart() (*chart.Chart, error) { return p.ChartOn(p.share()) }
 
 // Shared is what the charts ChartOn builds from one Share have in common: a
 // copy of the part's values and of its file bytes (files, templates and
@@ -596,16 +598,18 @@ type Shared struct {
 	values map[string]interface{}
 }
 
-// Share copies the part's values and file bytes for ChartOn.
-func (p *ChartPart) Share() *Shared {
-	return &Shared{part: p, files: append([]byte(nil), p.blobData...), values: CloneMap(p.values)}
+// Share copies the part's values and file bytes for ChartOn (a *Shared).
+func (p *ChartPart) Share() any { return p.share() }
+
+func (p *ChartPart) share() *Shared {
+	return &Shared{part: p, files: append([]byte(nil), p.blobData...), values: codec.CloneMap(p.values)}
 }
 
 // Adopt is Share without copying: the Shared holds the part's own values
 // and file bytes. Only for a part that nothing else holds or will build a
 // chart from again (a part read for one call and not cached), so that a
 // cold read does not copy a chart it is about to drop.
-func (p *ChartPart) Adopt() *Shared {
+func (p *ChartPart) Adopt() any {
 	return &Shared{part: p, files: p.blobData, values: p.values}
 }
 
@@ -694,7 +698,7 @@ func cloneDependencies(ds []*chart.Dependency) []*chart.Dependency {
 		if d != nil {
 			c := *d
 			c.Tags = slices.Clone(d.Tags)
-			c.ImportValues, _ = cloneValue(d.ImportValues).([]interface{})
+			c.ImportValues, _ = codec.CloneValue(d.ImportValues).([]interface{})
 			out[i] = &c
 		}
 	}

@@ -1,0 +1,133 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Split is a release taken apart: its head body and its parts.
+type Split struct {
+	// Body is the stored frame of the head: the release's JSON without
+	// chart, values and manifest.
+	Body []byte
+	// Parts holds the chart, values and manifest parts; an absent one is nil.
+	Chart, Values, Manifest *Part
+}
+
+// Parts returns the parts that are present.
+func (s *Split) Parts() []*Part {
+	var out []*Part
+	for _, p := range []*Part{s.Chart, s.Values, s.Manifest} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Digest returns the digest of the part of kind k, or the zero digest.
+func (s *Split) Digest(k Kind) Digest {
+	if p := s.Part(k); p != nil {
+		return p.Digest
+	}
+	return Digest{}
+}
+
+// Part returns the part of kind k, or nil.
+func (s *Split) Part(k Kind) *Part {
+	switch k {
+	case KindChart:
+		return s.Chart
+	case KindValues:
+		return s.Values
+	case KindManifest:
+		return s.Manifest
+	}
+	return nil
+}
+
+// manifest encodings (second byte of a manifest part).
+const (
+	manifestUTF8 = 1 // the string's bytes as they are
+	manifestJSON = 2 // a JSON string, for manifests that are not valid UTF-8
+)
+
+const valuesVersion = 1
+
+// Meta is what the engine reads of a release, as a face's codec gives it:
+// what it checks and indexes. No Helm type appears in it.
+type Meta struct {
+	Name      string
+	Namespace string // "" for the store's
+	Version   int
+	// Status is Info.Status; HasInfo is false for a release with no Info,
+	// which no store accepts.
+	Status  string
+	HasInfo bool
+	// Labels are the release's labels (system ones included, as given).
+	Labels map[string]string
+	// The summary of the head (driver.Head.ChartName, ...).
+	ChartName, ChartVersion, AppVersion string
+	Updated, Description                string
+}
+
+// FinishHead returns the stored frame of a head's JSON (the release without
+// chart, values, manifest and labels), refusing one over MaxHeadBytes or
+// nested deeper than Helm can read.
+func FinishHead(body []byte) ([]byte, error) {
+	if len(body) > MaxHeadBytes {
+		return nil, fmt.Errorf("release without chart, values and manifest is %d bytes of JSON, more than the limit of %d", len(body), MaxHeadBytes)
+	}
+	if err := CheckDepth(body); err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
+	return Compress(body), nil
+}
+
+// ValuesPart returns the values part of a release's user values (Helm's
+// Config), or nil for none: Helm's JSON drops empty values (omitempty), so
+// they round-trip as nil.
+func ValuesPart(values map[string]interface{}) (*Part, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	v, err := json.Marshal(values)
+	if err != nil {
+		return nil, fmt.Errorf("encode values: %w", err)
+	}
+	if err := CheckDepth(v); err != nil {
+		return nil, fmt.Errorf("values: %w", err)
+	}
+	raw := make([]byte, 0, len(v)+2)
+	raw = append(append(raw, byte(KindValues), valuesVersion), v...)
+	return NewPart(KindValues, raw), nil
+}
+
+// ManifestPart returns the part of a rendered manifest, or nil for none.
+func ManifestPart(manifest string) (*Part, error) {
+	if manifest == "" {
+		return nil, nil
+	}
+	if utf8.ValidString(manifest) {
+		raw := make([]byte, 0, len(manifest)+2)
+		raw = append(append(raw, byte(KindManifest), manifestUTF8), manifest...)
+		return NewPart(KindManifest, raw), nil
+	}
+	// JSON replaces invalid UTF-8; so must we, to match Helm.
+	v, err := json.Marshal(manifest)
+	if err != nil {
+		return nil, fmt.Errorf("encode manifest: %w", err)
+	}
+	return NewPart(KindManifest, append([]byte{byte(KindManifest), manifestJSON}, v...)), nil
+}
+
+// CheckSizes refuses a split whose parts are over MaxPartBytes.
+func (s *Split) CheckSizes() error {
+	for _, p := range s.Parts() {
+		if p.Size > MaxPartBytes {
+			return fmt.Errorf("%s is %d bytes, more than the limit of %d", p.Kind, p.Size, MaxPartBytes)
+		}
+	}
+	return nil
+}

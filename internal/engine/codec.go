@@ -1,0 +1,24 @@
+package engine
+
+import "github.com/helmstore/helmstore/internal/codec"
+
+// Codec is the one seam between the engine and a Helm version: its release
+// type R taken apart into the neutral form (codec.Meta, codec.Split) and
+// put back together. Each face has one (helm3codec.Codec); the engine, the
+// codec and the backends know no Helm type.
+type Codec[R any] interface {
+	// Meta returns what the engine checks and indexes of rls (cheap: no
+	// part is encoded).
+	Meta(rls *R) codec.Meta
+	// Split takes rls apart into its head's JSON and its parts.
+	Split(rls *R) (*codec.Split, error)
+	// DecodeChart decodes the canonical bytes of a chart part.
+	DecodeChart(raw []byte) (codec.ChartPart, error)
+	// Assemble builds a release from its head's JSON and decoded parts
+	// (nil for an absent one), its chart on shared (a Share or Adopt of
+	// chart), with labels.
+	Assemble(head []byte, chart codec.ChartPart, shared any, values, manifest *codec.Decoded, labels map[string]string) (*R, error)
+	// Stub returns the release a head names, for one whose stored data
+	// cannot be decoded.
+	Stub(name string, version int, namespace, status string) *R
+}
