@@ -1,65 +1,43 @@
-// The outline of a backend: a Backend over your store, registered by name.
+// The outline of a backend: a driver.Backend over your store, registered by name.
 package main
 
 import (
 	"context"
 	"fmt"
-	"sync"
+	"log"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
 )
 
-func init() {
-	driver.Register("mystore", func(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
-		// Connect to cfg.ConnectionString here.
-		return &myBackend{heads: map[string]*driver.Head{}, refs: map[driver.Digest]int{}}, nil
-	})
+// Name is the HELM_DRIVER name the backend registers.
+const Name = "mystore"
+
+func init() { driver.Register(Name, Open) }
+
+// Open connects to the store cfg.ConnectionString names, and checks the
+// connection, so that a bad address fails Open rather than the first Helm
+// command.
+func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
+	return &backend{}, nil
 }
 
-type myBackend struct {
-	driver.Backend // Parts, Create, Delete, Stats, Close: see memstore
-	mu             sync.Mutex
-	heads          map[string]*driver.Head // by namespace + "/" + key
-	refs           map[driver.Digest]int   // per namespace in a real store
+// backend stores heads and content-addressed parts. driver.Backend's
+// documentation is the contract of its methods (Heads, Parts, Create,
+// Update, Delete, Stats, Close); memstore is a whole backend to copy.
+type backend struct {
+	driver.Backend // the methods not written yet
 }
 
-func (b *myBackend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []*driver.Head
-	for _, h := range b.heads {
-		if q.Matches(h) { // a real store selects with its indexes first
-			c := *h
-			out = append(out, &c)
-		}
-	}
-	driver.SortHeads(out)
-	return out, nil
-}
-
-// Update is one transaction: replace the head, move part references.
-func (b *myBackend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	old, ok := b.heads[h.Namespace+"/"+h.Key]
-	if !ok {
-		return driver.ErrReleaseNotFound
-	}
-	add, drop, err := driver.DiffParts(old, h, parts)
-	if err != nil {
-		return err
-	}
-	h.KeepCreatedAt(old)
-	for _, p := range add {
-		b.refs[p.Digest]++ // at 1: store p.Frame() under p.Digest
-	}
-	for _, r := range drop {
-		b.refs[r.Digest]-- // at 0: remove the part
-	}
-	b.heads[h.Namespace+"/"+h.Key] = h
-	return nil
-}
+// Close releases the connection.
+func (b *backend) Close() error { return nil }
 
 func main() {
-	fmt.Println(driver.Drivers()) // then run drivertest.Run on it in a test
+	// helm3.Open wraps the backend in the engine, which keeps Helm's rules.
+	store, err := helm3.Open(context.Background(), Name, "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	fmt.Println("opened", Name) // in a test: drivertest.Run checks it
 }
