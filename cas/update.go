@@ -85,7 +85,10 @@ func (b *Backend) put(ctx context.Context, h *driver.Head, parts []*driver.Part,
 		return nil, nil, nil, err
 	}
 	h.KeepCreatedAt(oldH)
-	add, drop, err := driver.DiffStoredParts(oldH, h, parts)
+	// The object's references were recorded by compare-and-swap, apart
+	// from its body, which oldH lacks: vouch for them (driver.DiffParts).
+	oldH.Seal(nil)
+	add, drop, err := driver.DiffParts(oldH, h, parts)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -21,6 +21,10 @@ import (
 // references it must neither drop nor stand in for. What it really
 // referenced, if anything, stays referenced (garbage, never a loss).
 //
+// A backend that records a head's references apart from its body (and so
+// reads back an old head with digests but no body) vouches for them by
+// sealing that head first (Head.Seal): its references then count.
+//
 // It fails, naming the parts, when parts lacks one that h newly
 // references: the backend must not record a reference it has no bytes
 // for (the part may be gone from the namespace since the engine saw it).
@@ -28,15 +32,11 @@ func DiffParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err er
 	if old != nil && old.Verify() != nil {
 		old = nil
 	}
-	return DiffStoredParts(old, h, parts)
+	return diffParts(old, h, parts)
 }
 
-// DiffStoredParts is DiffParts for an old head whose references the
-// backend trusts as stored, without verifying them against a body (a head
-// read back from the backend's own record, which holds the digests but not
-// the body: DiffParts would take it for one referencing nothing, and the
-// references an Update drops would never be dropped).
-func DiffStoredParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err error) {
+// diffParts is DiffParts for an old head that is trusted.
+func diffParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err error) {
 	was := map[Digest]bool{}
 	if old != nil {
 		for _, r := range old.Parts() {

@@ -157,6 +157,18 @@ func TestDiffParts(t *testing.T) {
 	if add, drop, err = DiffParts(forged, h, []*Part{chart, v2, v1, m2}); err != nil || len(add) != 4 || drop != nil {
 		t.Fatalf("update of an unverified head: %d added, %v dropped, %v", len(add), drop, err)
 	}
+	// A head read back with its digests but not its body counts for
+	// nothing, unless the backend vouches for it by sealing it: then its
+	// references are dropped as any verified head's.
+	recorded := *old
+	recorded.Body = nil
+	if _, drop, err = DiffParts(&recorded, h, []*Part{chart, v2, v1, m2}); err != nil || drop != nil {
+		t.Fatalf("bodiless head: dropped %v, %v; want nothing dropped", drop, err)
+	}
+	recorded.Seal(nil)
+	if _, drop, err = DiffParts(&recorded, h, []*Part{chart, v2, v1, m2}); err != nil || !reflect.DeepEqual(digests(drop, rd), []Digest{m1.Digest}) {
+		t.Fatalf("vouched-for head: dropped %v, %v; want the old manifest", drop, err)
+	}
 	// Unchanged: nothing to do, nothing needed.
 	if add, drop, err = DiffParts(h, h, nil); err != nil || add != nil || drop != nil {
 		t.Fatalf("same head: %v, %v, %v", add, drop, err)
