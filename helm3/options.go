@@ -60,3 +60,8 @@ func NewConfig(name, conn string, opts ...Option) *driver.Config {
 	}
 	return c
 }
+
+// Redact returns a connection string with its passwords, keys and tokens
+// replaced, for logs and messages (driver.Redact): every form any backend
+// takes, malformed ones included.
+func Redact(conn string) string { return driver.Redact(conn) }
