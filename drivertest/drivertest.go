@@ -110,30 +110,53 @@ type Harness struct {
 	// rights the service refuses (see the type). The access-denied test
 	// needs it.
 	Denied Denied
+
+	// Parallel says that the stores Open returns are independent of each
+	// other (and Wipe, if set, wipes only the store it is given): Run then
+	// runs its tests in parallel. Stores on one shared database, server or
+	// cluster are not independent.
+	Parallel bool
 }
 
 // Run runs the whole suite.
 func Run(t *testing.T, h Harness) {
-	t.Run("Contract", func(t *testing.T) { testContract(t, h) })
-	t.Run("Differential", func(t *testing.T) { testDifferential(t, h) })
-	t.Run("ActionFlows", func(t *testing.T) { testActionFlows(t, h) })
-	t.Run("LargeRelease", func(t *testing.T) { testLargeRelease(t, h) })
-	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, h) })
-	t.Run("PartReuse", func(t *testing.T) { testPartReuse(t, h) })
-	t.Run("Races", func(t *testing.T) { testRaces(t, h) })
-	t.Run("Hostile", func(t *testing.T) { testHostile(t, h) })
-	t.Run("Damage", func(t *testing.T) { testDamage(t, h) })
-	t.Run("DamagedCopy", func(t *testing.T) { testDamagedCopy(t, h) })
-	t.Run("Deltas", func(t *testing.T) { testDeltas(t, h) })
-	t.Run("LastWriterWins", func(t *testing.T) { testLastWriterWins(t, h) })
-	t.Run("ReservedLabels", func(t *testing.T) { testReservedLabels(t, h) })
-	t.Run("LostReply", func(t *testing.T) { testLostReply(t, h) })
-	t.Run("Collect", func(t *testing.T) { testCollect(t, h) })
-	t.Run("DataLoss", func(t *testing.T) { testDataLoss(t, h) })
-	t.Run("Shapes", func(t *testing.T) { testShapes(t, h) })
-	t.Run("TwoStores", func(t *testing.T) { testTwoStores(t, h) })
-	t.Run("Deadlines", func(t *testing.T) { testDeadlines(t, h) })
-	t.Run("AccessDenied", func(t *testing.T) { testAccessDenied(t, h) })
+	for _, c := range []struct {
+		name string
+		test func(*testing.T, Harness)
+	}{
+		{"Contract", testContract},
+		{"Differential", testDifferential},
+		{"ActionFlows", testActionFlows},
+		{"LargeRelease", testLargeRelease},
+		{"Concurrency", testConcurrency},
+		{"PartReuse", testPartReuse},
+		{"Races", testRaces},
+		{"Hostile", testHostile},
+		{"Damage", testDamage},
+		{"DamagedCopy", testDamagedCopy},
+		{"Deltas", testDeltas},
+		{"LastWriterWins", testLastWriterWins},
+		{"ReservedLabels", testReservedLabels},
+		{"LostReply", testLostReply},
+		{"Collect", testCollect},
+		{"DataLoss", testDataLoss},
+		{"Shapes", testShapes},
+		{"TwoStores", testTwoStores},
+		{"Deadlines", testDeadlines},
+		{"AccessDenied", testAccessDenied},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h.parallel(t)
+			c.test(t, h)
+		})
+	}
+}
+
+// parallel marks t parallel when the harness's stores are independent.
+func (h Harness) parallel(t *testing.T) {
+	if h.Parallel {
+		t.Parallel()
+	}
 }
 
 func (h Harness) open(t *testing.T) helm3.Store {

@@ -12,11 +12,13 @@ import (
 	"github.com/helmstore/helmstore/memstore"
 )
 
+// spaces numbers the spaces of every harness (the tests run in parallel).
+var spaces atomic.Int64
+
 // harness opens each store on a space of its own, Reopens it by the same
 // name (another store, with its own part cache, on the same data) and
 // tampers with it through memstore.Tamper.
 func harness(opts ...helm3.Option) drivertest.Harness {
-	var n atomic.Int64
 	var mu sync.Mutex
 	names := map[helm3.Store]string{}
 	open := func(t *testing.T, name string, opts ...helm3.Option) helm3.Store {
@@ -31,7 +33,7 @@ func harness(opts ...helm3.Option) drivertest.Harness {
 	}
 	return drivertest.Harness{
 		Open: func(t *testing.T) helm3.Store {
-			return open(t, fmt.Sprintf("conformance-%d", n.Add(1)), opts...)
+			return open(t, fmt.Sprintf("conformance-%d", spaces.Add(1)), opts...)
 		},
 		Reopen: func(t *testing.T, s helm3.Store, more ...helm3.Option) helm3.Store {
 			mu.Lock()
@@ -42,12 +44,14 @@ func harness(opts ...helm3.Option) drivertest.Harness {
 			}
 			return open(t, name, append(append([]helm3.Option{}, opts...), more...)...)
 		},
-		Tamper: memstore.Tamper,
-		Wipe:   memstore.Wipe,
+		Tamper:   memstore.Tamper,
+		Wipe:     memstore.Wipe,
+		Parallel: true, // every store is on a space of its own
 	}
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	drivertest.Run(t, harness())
 }
 
@@ -55,5 +59,6 @@ func TestConformance(t *testing.T) {
 // engine lends their bytes to the releases it builds: the suite again
 // (NoAliasing fails if memstore handed out its stored bytes).
 func TestConformanceNoCache(t *testing.T) {
+	t.Parallel()
 	drivertest.Run(t, harness(helm3.WithCacheBytes(0)))
 }
