@@ -170,10 +170,11 @@ type Query struct {
 	Frames bool
 }
 
-// Backend stores heads and parts for the engine (New), which implements
-// every rule of Helm's drivers on top of it: keys, namespaces, label
-// validation (ReservedLabelPrefix included), system labels, errors,
-// CreatedAt and ModifiedAt, which parts to read, verifying what is read.
+// Backend stores heads and parts for the engine under a face (helm3.New
+// puts one over a Backend), which implements every rule of Helm's drivers
+// on top of it: keys, namespaces, label validation (ReservedLabelPrefix
+// included), system labels, errors, CreatedAt and ModifiedAt, which parts
+// to read, verifying what is read.
 // A backend is a translation of these seven methods to a store; the helpers
 // of this package (Query.Matches, SortHeads, DiffParts, DiffLabels,
 // PlanDelete, Head.DigestText, Chunks and JoinChunks, ...) hold the logic
@@ -194,13 +195,14 @@ type Query struct {
 //   - Heads of namespaces are independent: the same key or part may be
 //     stored in several namespaces.
 //   - A failure to reach the store is returned as an error that is not
-//     ErrReleaseNotFound (wrap ErrUnavailable when the
-//     package has it); context cancellation is honoured.
+//     ErrReleaseNotFound: it wraps ErrUnavailable (ErrAccessDenied when
+//     the service refuses the credentials or a right); context
+//     cancellation is honoured.
 //
 // What a backend need not do: validate anything (the engine has), decode
 // or verify bodies and frames (the engine checks every digest and seal and
-// reports damage as ErrCorrupt), cache (the engine has a part
-// cache), read ahead, build releases, or store the summary fields.
+// reports damage as ErrCorrupt), cache (the engine has a part cache), read
+// ahead, build releases, or store the summary fields.
 type Backend interface {
 	// Heads returns the heads matching q (Query.Matches), ordered by
 	// namespace, name and version (SortHeads). A stored head that cannot

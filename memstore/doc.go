@@ -9,12 +9,14 @@
 // A space lives as long as a store is open on it.
 //
 // It is also the template for a new backend: a backend is a translation of
-// the seven methods of backend.Backend to a store, written with the public
-// names of package driver/backend only. Copy this package, replace the maps
-// with the store's own records, keep the structure:
+// the seven methods of driver.Backend to a store, written with the public
+// names of package driver only. Copy this package, replace the maps with the
+// store's own records, keep the structure:
 //
-//   - open.go: Register under a name, Open the store from the connection
-//     string, return backend.New(b, cfg).
+//   - open.go: const Name, and Open, the driver.Opener registered under Name
+//     in init: it opens the store from cfg.ConnectionString and returns the
+//     Backend (helm3.Open puts the engine over it; helm3.New does for a
+//     backend opened directly).
 //   - heads.go: Heads (select with Query.Matches, order with SortHeads).
 //   - writes.go: Create, Update and Delete, each atomic (here one mutex; a
 //     transaction, a script or a batch in a real store), parts stored once

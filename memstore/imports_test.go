@@ -7,7 +7,7 @@ import (
 )
 
 // memstore is written as a third party would write a backend: with the
-// public names of driver and driver/backend only. If it needed an internal
+// public names of package driver only. If it needed an internal
 // package, a backend outside this module could not be written.
 func TestOnlyPublicImports(t *testing.T) {
 	pkg, err := build.ImportDir(".", 0)

@@ -1,12 +1,20 @@
-// Package codec turns a Helm release into a small head plus content-addressed
-// parts (chart, values, manifest) and back.
+// Package codec is the engine's byte codec, neutral as to Helm's version: it
+// knows no Helm type. A face's codec (internal/helm3codec for Helm 3) takes
+// a release apart into the neutral form this package defines, Meta (what the
+// engine checks and indexes) and Split (the head's JSON and its chart,
+// values and manifest parts), and this package turns that form into stored
+// bytes and back.
 //
-// Each part has a canonical uncompressed form whose SHA-256 is its digest.
-// Parts are stored as frames: one byte naming the compression, then the
-// payload (zstd when that saves space). Every decode verifies the digest, so
-// a corrupted part is reported, never returned.
-//
-// What Assemble returns deep-equals what Helm's own drivers return for the same
-// release: Helm stores a release as JSON, and the chart encoding here keeps
-// exactly the information that JSON round trip keeps (see chart.go).
+// Each part has a canonical uncompressed form whose SHA-256 is its digest,
+// its first byte its Kind. The values and manifest parts are encoded here
+// (ValuesPart, ManifestPart); the chart part's encoding is the face's, and
+// reaches this package as a ChartPart through a ChartDecoder. Parts are
+// stored as frames: one byte naming the encoding, then the payload (zstd
+// when that saves space, in independent segments for a large part, or a
+// delta against a base part of the same kind: delta.go). Every decode
+// verifies the digest and the size limits (driver.MaxPartBytes,
+// driver.MaxHeadBytes) before it allocates, so a corrupted or hostile part
+// is reported as driver.ErrCorrupt, never returned. The head's body is
+// sealed over its key and part digests by package driver (Head.Seal);
+// OpenHead checks the seal and returns the head's JSON.
 package codec

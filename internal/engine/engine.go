@@ -111,7 +111,7 @@ func (v *View[R]) Get(key string) (*R, error) {
 			v.e.noteKeyframes(h, parts)
 			return rls, nil
 		}
-		// driver.Head and parts are two reads: a Delete or Update in between
+		// The head and its parts are two reads: a Delete or Update in between
 		// can remove parts the head we read still names. Read again; a
 		// part still missing then is corruption.
 		if errors.Is(err, ErrPartMissing) && attempt < 3 {
@@ -190,7 +190,7 @@ func (v *View[R]) List(filter func(*R) bool) ([]*R, error) {
 	return out, nil
 }
 
-// driver.Query returns the releases whose labels (system and custom) match all of
+// Query returns the releases whose labels (system and custom) match all of
 // labels, or exactly driver.ErrReleaseNotFound when none do.
 func (v *View[R]) Query(labels map[string]string) ([]*R, error) {
 	ctx, cancel := v.ctx()
