@@ -12,7 +12,7 @@ import (
 // none of whose referrers is a live head, and chunk objects whose object
 // is gone. It is what Kubernetes' garbage collector does for crsplit's
 // parts and chunks, for stores that have none, and it removes the pending
-// heads that collector does not; users reach it through driver.Collect.
+// heads that collector does not; users reach it through helm3.Collect.
 // Run it now and then (it lists every object of the namespace): after a
 // writer died, or writes failed with driver.ErrUnavailable. Parts a head
 // refers to without referencing them (left by an Update that failed after

@@ -5,7 +5,7 @@
 // label. Kubernetes (resourceVersion; the crsplit backend) and Azure Cosmos
 // DB (ETag; 2 MB items, no transaction across partitions) are such stores.
 // The protocol is written once here, over the ObjectStore interface; a
-// backend implements ObjectStore and turns it into a backend.Backend with
+// backend implements ObjectStore and turns it into a driver.Backend with
 // New.
 //
 // # Objects
@@ -20,7 +20,7 @@
 // small parts of its own revision (HeadRecord.Embedded, up to
 // Config.EmbedBytes: a values-only upgrade's deltas): those have no part
 // object, need no referrer, are read with the head and go with it.
-// Labels index head objects: the system labels (backend.LabelName, ...),
+// Labels index head objects: the system labels (driver.LabelName, ...),
 // the custom labels, and the protocol's own label LabelPending.
 //
 // A count or size an object records (a frame's chunks and bytes) is a
@@ -76,7 +76,7 @@
 //     parts and chunks whose referrers are all gone are removed by the
 //     cleanup of the next head that drops them, by the Update that added
 //     them for a head it then found gone, or by Collect (which users
-//     reach through driver.Collect; on Kubernetes, the cluster's garbage
+//     reach through helm3.Collect; on Kubernetes, the cluster's garbage
 //     collector removes parts and chunks too).
 //  4. A live writer's head is never taken for abandoned: a Create makes
 //     no write that can make its head visible after its pending window

@@ -56,7 +56,7 @@ func blackholes(t *testing.T) (func(addr string) string, func()) {
 // reads the container, creates the database and the container) with
 // WithTimeout(5s) through a path that stops answering before its first
 // request, its second, and so on: each Open gives up within three times its
-// timeout, with helm3.ErrUnavailable. (Issue 22 item 13: through a path
+// timeout, with driver.ErrUnavailable. (Issue 22 item 13: through a path
 // blackholed from the start, Open failed after 43 s, the SDK's account read
 // retried on a context of its own.)
 func TestOpenDeadline(t *testing.T) {

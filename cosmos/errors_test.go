@@ -14,7 +14,7 @@ import (
 
 // The classification of the answers the test server never gives (it checks
 // no key and has one region): a refused key or identity is
-// helm3.ErrAccessDenied; a 403 during a failover is unavailable; a full
+// driver.ErrAccessDenied; a 403 during a failover is unavailable; a full
 // partition is neither.
 func TestMapErrorStatuses(t *testing.T) {
 	answer := func(code int, sub string) error {

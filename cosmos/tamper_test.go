@@ -233,7 +233,7 @@ func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
 // TestTamperer checks the tamperer on what the damage suite's small
 // releases do not have: a chunked part. A head written back as read, and
 // a part restored after a flipped byte, read back whole; the flipped byte
-// and a deleted part make Get of a fresh store report helm3.ErrCorrupt.
+// and a deleted part make Get of a fresh store report driver.ErrCorrupt.
 func TestTamperer(t *testing.T) {
 	conn := connString(t)
 	s, b := openTest(t, conn, options{})

@@ -30,8 +30,16 @@
 // the one given with helm3.WithRESTClientGetter, else the default
 // kubeconfig loading rules (KUBECONFIG, ~/.kube/config, else the in-cluster
 // configuration of a pod). A context the kubeconfig lacks is an error
-// naming it. Open takes a *rest.Config instead, for a program that builds
-// its own. The namespace is the view's (helm3.Init's namespace argument,
+// naming it. A program that builds its own *rest.Config puts it in the
+// Config's RESTClientGetter and opens the backend directly:
+//
+//	cfg := helm3.NewConfig(crsplit.Name, "")
+//	cfg.RESTClientGetter = rc // a *rest.Config
+//	b, err := crsplit.Open(ctx, cfg)
+//	...
+//	store := helm3.New(b, cfg)
+//
+// The namespace is the view's (helm3.Init's namespace argument,
 // Store.Namespace), never part of the connection string.
 //
 // # Objects
@@ -78,7 +86,7 @@
 // # Writes, readers and garbage
 //
 // This is the no-transaction protocol of package
-// github.com/helmstore/helmstore/driver/backend/cas, which crsplit runs on
+// github.com/helmstore/helmstore/cas, which crsplit runs on
 // the Kubernetes API: its objects are the custom resources above, an
 // object's version is its resourceVersion, and the referrers of a part
 // are its ownerReferences.

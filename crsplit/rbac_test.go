@@ -246,7 +246,7 @@ func TestRBACExactlyWhatIsNeeded(t *testing.T) {
 }
 
 // A token the API server does not know (401) is ErrUnauthorized, with
-// helm3.ErrAccessDenied, and not ErrForbidden (whose remedy, an RBAC
+// driver.ErrAccessDenied, and not ErrForbidden (whose remedy, an RBAC
 // Role, would not help).
 func TestUnknownTokenIsUnauthorized(t *testing.T) {
 	k := cluster(t)

@@ -109,7 +109,7 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 }
 
 // TestCorruptedParts: a chunk of the chart or a Values object whose bytes
-// were changed in the cluster makes Get fail with helm3.ErrCorrupt naming
+// were changed in the cluster makes Get fail with driver.ErrCorrupt naming
 // the release (not "not found", not a panic, not a wrong release), while
 // other releases stay readable. The watch cache may serve the old bytes for
 // a moment, so the read is retried until the change shows.

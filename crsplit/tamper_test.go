@@ -285,7 +285,7 @@ func (tp *tamperer) DeletePart(ctx context.Context, ns, d string) error {
 
 // TestTamperer checks crsplit's Tamperer itself: Head and SetHead round
 // trip (inline and chunked records), Part and SetPart too, and a flipped
-// byte in a part, inline or chunked, makes Get report helm3.ErrCorrupt.
+// byte in a part, inline or chunked, makes Get report driver.ErrCorrupt.
 func TestTamperer(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)

@@ -19,7 +19,7 @@ const deadline = 2 * time.Second
 
 // testDeadlines opens stores through a network path that stops answering
 // without closing anything (testenv.Blackhole): Open, every operation and
-// Close must give up within their bound, with helm3.ErrUnavailable, never
+// Close must give up within their bound, with driver.ErrUnavailable, never
 // hang until the operating system's TCP timeouts (minutes), never say "not
 // found".
 func testDeadlines(t *testing.T, h Harness) {

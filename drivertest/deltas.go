@@ -424,7 +424,7 @@ func testDeltas(t *testing.T, h Harness) {
 
 // testDeltaDamage checks damage to deltas and their bases, through the
 // backend's Tamperer: the releases using the damaged part are reported as
-// helm3.ErrCorrupt naming them (never a panic, garbage or another
+// driver.ErrCorrupt naming them (never a panic, garbage or another
 // release), stay deletable, and nothing is left once all are deleted.
 func testDeltaDamage(t *testing.T, h Harness) {
 	if h.Tamper == nil {

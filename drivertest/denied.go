@@ -19,8 +19,8 @@ import (
 type Denied func(t *testing.T, s helm3.Store, opts ...helm3.Option) (helm3.Store, error)
 
 // testAccessDenied opens a store the service refuses: Open, or else every
-// operation it is refused, must wrap helm3.ErrAccessDenied (a setting to
-// fix) and neither helm3.ErrUnavailable (an outage to wait out) nor "not
+// operation it is refused, must wrap driver.ErrAccessDenied (a setting to
+// fix) and neither driver.ErrUnavailable (an outage to wait out) nor "not
 // found" (which makes Helm install over a release that exists); an
 // operation it is allowed must answer as the store with rights does. At
 // least one operation must be refused, and nothing the refused store tried

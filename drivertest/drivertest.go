@@ -19,7 +19,7 @@
 //     (label limits, values too deep to read back, empty query values,
 //     names and namespaces no write accepts);
 //  9. damaged stored data (flipped, truncated, swapped, missing, bombs),
-//     through the backend's Tamperer: helm3.ErrCorrupt for that release
+//     through the backend's Tamperer: driver.ErrCorrupt for that release
 //     only, which stays deletable;
 //  10. values-only upgrades (stored as deltas by helmstore's engine):
 //     revisions deleted in various orders, by another store, concurrently
@@ -34,22 +34,22 @@
 //     and nothing is stored;
 //  13. lost replies (Harness.Proxied): the reply to each message of a
 //     Create, an Update and a Delete lost in turn after the service applied
-//     it: nil or helm3.ErrUnavailable, the write whole or not at all with
+//     it: nil or driver.ErrUnavailable, the write whole or not at all with
 //     exact part counts, and a second attempt answering for what is stored;
 //  14. data loss (Harness.Wipe): every write after the data is wiped
 //     behind the store's back is seen by every view, from that store and a
 //     fresh one;
 //  15. damage to the shape of records (a Tamperer that is a Reshaper):
-//     helm3.ErrCorrupt for the releases it touches only, within the
+//     driver.ErrCorrupt for the releases it touches only, within the
 //     deadline and bounded memory, deletable;
 //  16. two stores writing in turns over one set of data, one reopened now
 //     and then: every answer as Helm's Memory driver's, exact part counts;
 //  17. deadlines (Harness.Proxied): Open, operations and Close through a
 //     blackholed network path give up within their bound with
-//     helm3.ErrUnavailable;
+//     driver.ErrUnavailable;
 //  18. access denied (Harness.Denied): a store with credentials or rights
-//     the service refuses gets helm3.ErrAccessDenied, never "not found"
-//     nor helm3.ErrUnavailable, and changes nothing;
+//     the service refuses gets driver.ErrAccessDenied, never "not found"
+//     nor driver.ErrUnavailable, and changes nothing;
 //  19. collection: helm3.Collect, run again and again by another store
 //     while releases sharing parts are upgraded and uninstalled (and after
 //     each lost reply), removes nothing a release or a write in flight

@@ -80,7 +80,7 @@ var ErrNoVariant = errors.New("no such variant")
 // records. The suite applies each Shape to a head, to a part shared by two
 // releases and to a part of one release, variant by variant (i = 0, 1, ...
 // until ErrNoVariant), each on fresh data, and checks that the releases the
-// damage touches read as helm3.ErrCorrupt (or whole, if the backend can
+// damage touches read as driver.ErrCorrupt (or whole, if the backend can
 // tell the damage apart from the data), that every other release reads as
 // before, that List and Query of the namespace and of all namespaces still
 // answer, that each operation returns within its deadline with memory bounded

@@ -17,7 +17,7 @@ import (
 // every backend and the same as Helm's own drivers: an Update overwrites
 // whatever is stored, however stale the writer's read, and concurrent
 // Updates of one release leave exactly one of the written releases, whole.
-// No write fails for losing a race (helm3.ErrConflict is for a store that
+// No write fails for losing a race (driver.ErrConflict is for a store that
 // gave up; none should here).
 func testLastWriterWins(t *testing.T, h Harness) {
 	// Store A reads a release, another writer updates it, A updates it

@@ -118,7 +118,7 @@ func lostReplyCases() []lostReplyCase {
 
 // testLostReply loses the reply to each message a write sends in turn (the
 // server applied it; the client never hears so) and checks that the call
-// says so honestly (nil, or helm3.ErrUnavailable; never "not found" or
+// says so honestly (nil, or driver.ErrUnavailable; never "not found" or
 // "exists" for its own effect, never corrupt), that a fresh store then
 // sees the write wholly done or wholly undone, with exact part counts, and
 // that the user's second attempt answers as that state says.

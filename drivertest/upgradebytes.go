@@ -29,7 +29,7 @@ type DeltaStores struct {
 // what Helm's own drivers store; reads every revision back from a store
 // without caches; and fails if with deltas an upgrade stores more than 1/30
 // of what Helm stores. open returns fresh stores for one setting of deltas
-// (with backend.SetDeltas applied); what says which backend, in the log.
+// (with engine.Of(s).SetDeltas applied); what says which backend, in the log.
 func CheckDeltaBytes(t *testing.T, what string, open func(t *testing.T, deltas bool) DeltaStores) {
 	for _, f := range UpgradeFixtures {
 		t.Run(f.Name, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 )
 
 // A wrong password, none where one is required, and an operation an ACL
-// denies are helm3.ErrAccessDenied, not unavailability nor "not found",
+// denies are driver.ErrAccessDenied, not unavailability nor "not found",
 // and never show the password; redis://SECRET@host (a password alone, as
 // redis-cli reads it) authenticates with SECRET.
 func TestAccessDenied(t *testing.T) {

@@ -82,10 +82,10 @@
 //   - Idempotent. go-redis sends a command again when its reply is lost
 //     (a timeout, a reset connection). The script records its reply under
 //     a token of its own (<prefix>:{ns}:o:<token>) for twice the store's
-//     timeout (driver.WithTimeout), and at least five minutes: a resend
-//     comes within the operation. A run that finds the record returns it,
-//     writing nothing: a Create whose
-//     reply was lost answers nil, not "exists", and a Delete returns the
+//     timeout (driver.Config.Timeout, helm3.WithTimeout), and at least
+//     five minutes: a resend comes within the operation. A run that finds
+//     the record returns it, writing nothing: a Create whose reply was
+//     lost answers nil, not "exists", and a Delete returns the
 //     release it deleted, not "not found". A record holds the reply's
 //     status and the digests of the parts it freed, never frames: a
 //     Delete reads the frames it returns before its script (they cannot

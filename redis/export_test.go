@@ -8,7 +8,7 @@ import (
 )
 
 // IsUnavailable reports whether err says Redis could not be reached or
-// used (for tests in package redis_test): helm3.ErrUnavailable.
+// used (for tests in package redis_test): driver.ErrUnavailable.
 func IsUnavailable(err error) bool { return errors.Is(err, errUnavailable) }
 
 // OpenProxied opens conn as Open does, every connection of the store going

@@ -28,7 +28,7 @@ func startSentinel(t *testing.T) (s *testenv.RedisSentinel, secrets []string) {
 
 // The whole suite over a Sentinel connection string (password-protected
 // Sentinels and servers); then Open with a wrong password or master name
-// fails, naming no password (a wrong password as helm3.ErrAccessDenied).
+// fails, naming no password (a wrong password as driver.ErrAccessDenied).
 func TestConformanceSentinel(t *testing.T) {
 	s, secrets := startSentinel(t)
 	drivertest.Run(t, harness(func(testing.TB) string { return s.URL() }))

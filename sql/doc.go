@@ -25,6 +25,5 @@
 // The three share one engine, package sqlbackend: the same tables,
 // statements and transactions, with a sqlbackend.Dialect for what differs.
 // Package sqltest has the conformance harness and the row-editing
-// drivertest.Tamperer of SQL stores (it was sql.Tamper in this package's
-// tests).
+// drivertest.Tamperer of SQL stores.
 package sql

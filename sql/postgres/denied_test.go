@@ -15,7 +15,7 @@ import (
 )
 
 // A role that may use the store's schema but holds no privilege on its
-// tables is refused with helm3.ErrAccessDenied (42501), not ErrUnavailable
+// tables is refused with driver.ErrAccessDenied (42501), not ErrUnavailable
 // or "not found": at Open (the migration table), or, once it may read that
 // table, at each operation on the store's own tables.
 func TestPostgresPrivilegeDenied(t *testing.T) {

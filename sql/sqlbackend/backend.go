@@ -13,8 +13,7 @@ import (
 )
 
 // Backend is driver.Backend over a database/sql pool and a Dialect: what
-// Open returns wrapped in the engine. driver.BackendOf of a SQL store
-// returns one.
+// Open returns, and what the engine under a SQL store holds.
 type Backend struct {
 	db *stdsql.DB
 	d  *Dialect

@@ -1,5 +1,5 @@
 // Package sqlbackend is the SQL engine the sql/postgres, sql/mysql and
-// sql/sqlite dialects share: backend.Backend over a database/sql pool, with
+// sql/sqlite dialects share: driver.Backend over a database/sql pool, with
 // the schema's statements written once and a Dialect saying what differs
 // (placeholders, upserts, row locks, error codes, chunk size, migrations).
 // A dialect package turns its connection string into a database/sql

@@ -41,7 +41,7 @@ func throughProxy(t *testing.T, name, conn string) (string, *testenv.Proxy) {
 	return "", nil
 }
 
-// A connection failure is helm3.ErrUnavailable, never "not found" or
+// A connection failure is driver.ErrUnavailable, never "not found" or
 // "exists".
 func TestConnectionFailureIsNotNotFound(t *testing.T) {
 	for _, c := range []struct {

@@ -28,9 +28,8 @@ const (
 // connection string into a connector and its Dialect: it opens a pool on
 // connector, checks the connection, lets the dialect adapt itself to the
 // database (Dialect.Prepare, on d, a copy), brings the schema up to date
-// (under the dialect's migration lock) and returns the store: the engine
-// (driver.New) on a Backend, all within cfg.Timeout. Close closes the
-// pool, and so does a failed Open. A failure to reach the server wraps
+// (under the dialect's migration lock) and returns the Backend, all within
+// cfg.Timeout. Close closes the pool, and so does a failed Open. A failure to reach the server wraps
 // driver.ErrUnavailable.
 func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *driver.Config) (driver.Backend, error) {
 	db := stdsql.OpenDB(connector)

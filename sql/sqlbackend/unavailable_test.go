@@ -29,7 +29,7 @@ func unusedPort(t *testing.T) string {
 }
 
 // Opening a store on a port nobody listens on fails with
-// helm3.ErrUnavailable, not "not found" and not a bare driver error.
+// driver.ErrUnavailable, not "not found" and not a bare driver error.
 func TestOpenClosedPortIsUnavailable(t *testing.T) {
 	for name, conn := range map[string]func(addr string) string{
 		"postgres": func(addr string) string {
@@ -51,7 +51,7 @@ func TestOpenClosedPortIsUnavailable(t *testing.T) {
 
 // A store whose server connections are all killed (pg_terminate_backend,
 // KILL) answers every later call either with a result, over a new
-// connection, or with helm3.ErrUnavailable; never "not found" or
+// connection, or with driver.ErrUnavailable; never "not found" or
 // "exists"; and it works again once it has reconnected.
 func TestServerKillsSessions(t *testing.T) {
 	for _, c := range []struct {
