@@ -65,19 +65,21 @@
 // from the others (a hand edit, a row copied from another release) fails
 // Head.Verify, and then its digests may name another release's parts: a
 // backend deleting or replacing such a head must not drop references to
-// them. DiffParts and PlanDelete apply that rule for the backend.
+// them. DiffParts and PlanDelete apply that rule for the backend; one that
+// records a head's references apart from its body, and so reads back an
+// old head with digests but no body, vouches for them by sealing that head
+// (Head.Seal) before DiffParts.
 //
 // # Helpers
 //
 // What every backend needs is here, written once: Query.Matches and
-// SortHeads for Heads; DiffParts (or DiffStoredParts, for an old head read
-// from the backend's own record without its body), DiffLabels and
-// Head.KeepCreatedAt for Update; PlanDelete for Delete; Head.Referenced for
-// the order in which to lock or write parts; Head.SystemLabels for stores
-// that index labels; Head.DigestText and Head.SetDigestText for storing
-// digests as text; Chunks and JoinChunks for stores with a value size
-// limit below MaxPartBytes and MaxHeadBytes; MakeKey and ParseKey for
-// Helm's keys; Redact for connection strings in messages.
+// SortHeads for Heads; DiffParts, DiffLabels and Head.KeepCreatedAt for
+// Update; PlanDelete for Delete; Head.Referenced for the order in which to
+// lock or write parts; Head.SystemLabels for stores that index labels;
+// Head.DigestText and Head.SetDigestText for storing digests as text;
+// Chunks and JoinChunks for stores with a value size limit below
+// MaxPartBytes and MaxHeadBytes; MakeKey and ParseKey for Helm's keys;
+// Redact for connection strings in messages.
 //
 // Package memstore is a complete backend, in memory, written with this
 // package's public names only: copy it. Package drivertest is the
