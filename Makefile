@@ -1,7 +1,7 @@
 # helmstore: the two commands are `make quickstart` (or `go run ./examples/quickstart`)
 # and `make test`. See README.md.
 #
-# Environment `make test` reads (see README "Running the tests"):
+# Environment `make test` reads (see CONTRIBUTING.md "Running the tests"):
 #   HELMSTORE_REQUIRE_SERVICES=1  a service that is missing fails the run instead of
 #                                 skipping tests (set by .ci/run)
 #   HELMSTORE_ETCD                path of an etcd (3.4+) binary; default: etcd on PATH, else
@@ -84,7 +84,7 @@ bench-smoke:
 		exit $$s; \
 	fi
 
-## bench: the benchmarks behind the README tables (our stores beside Helm's own drivers),
+## bench: the benchmarks behind the tables of docs/benchmarks.md (our stores beside Helm's own drivers),
 ## six samples each for benchstat (go run golang.org/x/perf/cmd/benchstat@latest bench-*.txt).
 bench:
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 1s ./sql/ > bench-sql.txt; s=$$?; cat bench-sql.txt; exit $$s

@@ -18,7 +18,7 @@ import (
 // long-running Helm client has them, and fails if any grows past what it
 // is today (Get and History: 1, within the 2; a values-only
 // upgrade's Create: 4 requests in 2 steps, one over the 1 + new
-// parts = 3 requests: see README).
+// parts = 3 requests: see docs/cosmos.md, "Round trips per Helm operation").
 func TestRoundTrips(t *testing.T) {
 	var c Counter
 	conn := connString(t)

@@ -21,7 +21,7 @@ import (
 // `kubectl get releases.helmstore.io -A` would.
 func TestPrinterColumns(t *testing.T) {
 	k := cluster(t)
-	// Fixed names, so the output can go in the README as it is.
+	// Fixed names, so the output can go in docs/crsplit.md as it is.
 	ns1, ns2 := "monitoring", "frontend"
 	ensureNamespace(t, k, ns1)
 	ensureNamespace(t, k, ns2)

@@ -190,7 +190,7 @@ type redactForm struct {
 // keyOps are the ways a {K:name} placeholder is written, by variant>>1.
 var keyOps = []string{"=", "misspelt", " ", " = ", "case", ":"}
 
-// redactForms are each backend's documented connection strings (README,
+// redactForms are each backend's documented connection strings (docs/*.md,
 // package docs) and the malformed ones issue 22 names, with the credential
 // at {V}.
 var redactForms = []redactForm{

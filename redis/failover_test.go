@@ -36,8 +36,8 @@ func replicaOf(t *testing.T, c *testenv.RedisCluster, primary *testenv.RedisNode
 // A Cluster primary killed: its replica is promoted within seconds, and the
 // same store follows the new topology as soon as the cluster has it — its
 // first read after the kill succeeds within 30 s of the promotion (go-redis
-// alone reloads the slot map once a minute). The times are logged: the
-// README quotes them.
+// alone reloads the slot map once a minute). The times are logged:
+// docs/redis.md ("Failover") quotes them.
 func TestClusterFailoverPromptly(t *testing.T) {
 	c := testenv.StartRedisCluster(t, 3, 1)
 	ns := testenv.UniqueName("prompt-")

@@ -34,9 +34,9 @@ func Unavailable(t testing.TB, service string, err error) {
 	t.Helper()
 	msg := fmt.Sprintf("%s is not available: %v", service, err)
 	if Required() {
-		t.Fatalf("%s (%s=1: a missing service fails; see README \"Running the tests\")", msg, RequireEnv)
+		t.Fatalf("%s (%s=1: a missing service fails; see CONTRIBUTING.md \"Running the tests\")", msg, RequireEnv)
 	}
-	t.Skipf("%s (set %s=1 to fail instead of skipping; see README \"Running the tests\")", msg, RequireEnv)
+	t.Skipf("%s (set %s=1 to fail instead of skipping; see CONTRIBUTING.md \"Running the tests\")", msg, RequireEnv)
 }
 
 var errNoDocker = errors.New("no Docker engine answers")

@@ -1,6 +1,6 @@
 // Package linkprobe is the body of the small programs beside it, each of
 // which imports one set of SQL dialects and nothing else: TestDialectsLinkAlone
-// lists what each links, and the README's binary sizes are theirs
+// lists what each links, and the binary sizes in docs/benchmarks.md are theirs
 // (go build ./sql/internal/linkprobe/...).
 package linkprobe
 
