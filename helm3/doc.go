@@ -75,7 +75,8 @@
 // ErrConflict (a write on a store without transactions that kept losing
 // races with concurrent writers; nothing was written). Concurrent writers
 // of one release follow Helm's drivers: the last writer wins. Errors and
-// log lines never show a connection string's password.
+// log lines never show a connection string's password; Redact removes it
+// from a string a program logs itself.
 //
 // # Garbage
 //
