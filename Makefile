@@ -42,7 +42,7 @@ test: services vet staticcheck
 FUZZTIME ?= 20s
 fuzz:
 	@echo "fuzz: FuzzRedact for $(FUZZTIME) (a first run first compiles the dependencies with coverage instrumentation: a few minutes)"
-	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) ./driver/
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) ./helm3/
 
 vet:
 	@echo "vet: go vet ./..."

@@ -6,6 +6,7 @@ import (
 )
 
 func TestChunksJoin(t *testing.T) {
+	t.Parallel()
 	data := make([]byte, 1000)
 	for i := range data {
 		data[i] = byte(i)

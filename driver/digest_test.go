@@ -3,6 +3,7 @@ package driver
 import "testing"
 
 func TestDigestShort(t *testing.T) {
+	t.Parallel()
 	if got := (Digest{}).Short(); got != "" {
 		t.Errorf("zero digest Short() = %q, want \"\"", got)
 	}

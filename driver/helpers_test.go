@@ -47,6 +47,7 @@ func delta(t *testing.T, base *Part, s string) *Part {
 }
 
 func TestQueryMatches(t *testing.T) {
+	t.Parallel()
 	v2, v3, at := 2, 3, int64(100)
 	h := &Head{Namespace: "ns", Key: MakeKey("app", 2), Name: "app", Version: 2, Status: "deployed", CreatedAt: 100,
 		Labels: map[string]string{"team": "a", "tier": "web"}}
@@ -75,6 +76,7 @@ func TestQueryMatches(t *testing.T) {
 }
 
 func TestSortHeads(t *testing.T) {
+	t.Parallel()
 	hs := []*Head{
 		{Namespace: "b", Name: "a", Version: 1},
 		{Namespace: "a", Name: "z", Version: 10},
@@ -105,6 +107,7 @@ func sortDigests(ds []Digest) {
 }
 
 func TestDiffParts(t *testing.T) {
+	t.Parallel()
 	chart, v1, m1 := part(KindChart, "c"), part(KindValues, strings.Repeat("v", 300)), part(KindManifest, "m1")
 	v2 := delta(t, v1, "w")
 	m2 := part(KindManifest, "m2")
@@ -176,6 +179,7 @@ func TestDiffParts(t *testing.T) {
 }
 
 func TestDiffLabels(t *testing.T) {
+	t.Parallel()
 	set, remove := DiffLabels(map[string]string{"a": "1", "b": "2", "c": "3"}, map[string]string{"a": "1", "b": "x", "d": "4"})
 	if !reflect.DeepEqual(set, map[string]string{"b": "x", "d": "4"}) || !reflect.DeepEqual(remove, []string{"c"}) {
 		t.Fatalf("set %v, remove %v", set, remove)
@@ -193,6 +197,7 @@ func TestDiffLabels(t *testing.T) {
 }
 
 func TestSystemLabels(t *testing.T) {
+	t.Parallel()
 	h := &Head{Name: "app", Version: 3, Status: "deployed", Owner: Owner, CreatedAt: 10, Labels: map[string]string{"team": "a"}}
 	want := map[string]string{"name": "app", "owner": "helm", "status": "deployed", "version": "3", "createdAt": "10"}
 	if got := h.SystemLabels(); !reflect.DeepEqual(got, want) {
@@ -220,6 +225,7 @@ func TestSystemLabels(t *testing.T) {
 }
 
 func TestKeepCreatedAt(t *testing.T) {
+	t.Parallel()
 	old := &Head{CreatedAt: 5}
 	h := &Head{ModifiedAt: 9}
 	h.KeepCreatedAt(old)
@@ -229,6 +235,7 @@ func TestKeepCreatedAt(t *testing.T) {
 }
 
 func TestDigestText(t *testing.T) {
+	t.Parallel()
 	h := sealed("ns", "app", part(KindChart, "c"), part(KindManifest, "m"))
 	txt := h.DigestText()
 	if txt.Chart != h.Chart.String() || len(txt.Chart) != 64 || txt.Values != "" || txt.Manifest != h.Manifest.String() {
@@ -253,6 +260,7 @@ func TestDigestText(t *testing.T) {
 }
 
 func TestChunks(t *testing.T) {
+	t.Parallel()
 	frame := []byte("0123456789")
 	for _, max := range []int{0, 1, 3, 5, 10, 11} {
 		cs := Chunks(frame, max)
@@ -289,6 +297,7 @@ func TestChunks(t *testing.T) {
 }
 
 func TestPlanDelete(t *testing.T) {
+	t.Parallel()
 	chart, v1 := part(KindChart, "c"), part(KindValues, strings.Repeat("v", 300))
 	v2 := delta(t, v1, "w")
 	h := sealed("ns", "app", chart, v2)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseKey(t *testing.T) {
+	t.Parallel()
 	good := map[string]struct {
 		name    string
 		version int

@@ -9,6 +9,7 @@ import (
 // A head naming bases is sealed over them; one without is sealed as heads
 // were before bases existed.
 func TestSealCoversBases(t *testing.T) {
+	t.Parallel()
 	frame := []byte(`{"name":"a"}`)
 	c, v, m, b := Sum([]byte("c")), Sum([]byte("v")), Sum([]byte("m")), Sum([]byte("b"))
 	h := &Head{Key: "k", Chart: c, Values: v, Manifest: m, ManifestBase: b}
@@ -36,6 +37,7 @@ func TestSealCoversBases(t *testing.T) {
 }
 
 func TestSealedHead(t *testing.T) {
+	t.Parallel()
 	frame := []byte(`{"name":"a"}`)
 	c, v, m := Sum([]byte("c")), Sum([]byte("v")), Sum([]byte("m"))
 	h := Head{Key: "k1", Chart: c, Values: v, Manifest: m}

@@ -39,6 +39,7 @@ func fails(t *testing.T, check func(tb testing.TB)) bool {
 // fail on every kind of difference Normalize-and-DeepEqual caught, and pass
 // on what a JSON round trip does not change.
 func TestCompareCatchesDifferences(t *testing.T) {
+	t.Parallel()
 	base := func() *release.Release {
 		r := rel("app", "default", 1, release.StatusDeployed)
 		r.Labels = map[string]string{"team": "a"}

@@ -37,6 +37,8 @@ func TestBrokenBackendsFail(t *testing.T) {
 		drivertest.Run(t, brokenHarness(which))
 		return
 	}
+	// Each case is a child process over stores of its own.
+	t.Parallel()
 	for _, c := range []struct {
 		broken, run string
 		failed      string // the failing test, "" when the run must pass
@@ -62,6 +64,7 @@ func TestBrokenBackendsFail(t *testing.T) {
 			name = c.run
 		}
 		t.Run(c.broken+"/"+name, func(t *testing.T) {
+			t.Parallel()
 			if c.broken == "sound-postgres" || c.broken == "retries-writes" {
 				testenv.PostgresServer(t) // skipped, or failed, here rather than in the child
 			}

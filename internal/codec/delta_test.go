@@ -9,8 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // manifest returns a rendered-looking manifest of about size bytes whose
@@ -31,6 +29,7 @@ func manifest(size int, tag string, replicas int) []byte {
 }
 
 func TestDeltaRoundTrip(t *testing.T) {
+	t.Parallel()
 	base := NewPart(KindManifest, manifest(230<<10, "v1.0.0", 2))
 	next := NewPart(KindManifest, manifest(230<<10, "v1.0.1", 3))
 	d, err := Delta(next, base)
@@ -80,6 +79,7 @@ func TestDeltaRoundTrip(t *testing.T) {
 }
 
 func TestDeltaDamage(t *testing.T) {
+	t.Parallel()
 	base := NewPart(KindManifest, manifest(64<<10, "a", 1))
 	// Another base of the same size (only the bytes a delta copies matter:
 	// a base differing only where the delta has its own bytes decodes it
@@ -117,16 +117,7 @@ func TestDeltaDamage(t *testing.T) {
 // MaxPartBytes, is refused without allocating what it inflates to.
 func TestDeltaBombIsBounded(t *testing.T) {
 	base := NewPart(KindManifest, manifest(4<<10, "a", 1))
-	var buf bytes.Buffer
-	w, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zero := make([]byte, 1<<20)
-	for i := 0; i < 1<<10; i++ {
-		w.Write(zero)
-	}
-	w.Close()
+	ops := bombStream(t)
 	for name, claim := range map[string]uint64{"small claim": 1000, "huge claim": 1 << 30} {
 		t.Run(name, func(t *testing.T) {
 			frame := append([]byte{frameDelta}, base.Digest[:]...)
@@ -135,7 +126,7 @@ func TestDeltaBombIsBounded(t *testing.T) {
 			// a real delta's.
 			frame = append(frame, frameZstd)
 			frame = binary.AppendUvarint(frame, 200)
-			frame = append(frame, buf.Bytes()...)
+			frame = append(frame, ops...)
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)

@@ -38,6 +38,7 @@ func edit(r *rand.Rand, b []byte, edits int) []byte {
 
 // Operations rebuild any content from any base, however unrelated.
 func TestDeltaOpsRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	json := []byte(`{"a":{"b":1,"c":[1,2,3],"d":"x,y"},"e":"` + string(bytes.Repeat([]byte("z"), 300)) + `","f":true}`)
 	cases := map[string][2][]byte{
@@ -72,6 +73,7 @@ func TestDeltaOpsRoundTrip(t *testing.T) {
 // A values-only upgrade of a large manifest (a few changed lines) and of
 // compact JSON values (a few changed members) makes a tiny delta.
 func TestDeltaOpsSmallForFewChanges(t *testing.T) {
+	t.Parallel()
 	base := manifest(230<<10, "v1", 2)
 	next := bytes.Replace(base, []byte("name: app-17\n"), []byte("name: app-17b\n"), 1)
 	next = bytes.Replace(next, []byte("name: app-200\n"), []byte("name: app-200c\n"), 1)
@@ -94,6 +96,7 @@ func TestDeltaOpsSmallForFewChanges(t *testing.T) {
 // Hostile operations are refused as corrupt, never a panic nor an
 // allocation beyond the recorded size.
 func TestDeltaOpsHostile(t *testing.T) {
+	t.Parallel()
 	base := []byte("0123456789abcdef0123456789abcdef")
 	rec := func(ins string, rel int64, l uint64) []byte {
 		b := binary.AppendUvarint(nil, uint64(len(ins)))

@@ -14,8 +14,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/helm3codec"
 	"github.com/helmstore/helmstore/memstore"
 )
 
@@ -46,21 +46,35 @@ func rel(name string, v int, greeting string) *release.Release {
 		Info: &release.Info{Status: release.StatusDeployed}}
 }
 
-func setup(t *testing.T) (plain helm3.Store, racy helm3.Store, r *racing, logs *[]string) {
+// view is the engine as the Helm 3 face holds it: Helm's driver methods
+// on Helm 3's release type.
+type view = engine.View[release.Release]
+
+// open returns the engine over a new private memstore space, with cfg
+// (memstore reads only its connection string), closed when t ends.
+func open(t *testing.T, cfg *driver.Config) *view {
 	t.Helper()
-	base, err := helm3.Open(context.Background(), memstore.Name, "", helm3.WithCacheBytes(0))
+	b, err := memstore.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { base.Close() })
-	r = &racing{Backend: engine.Of(base).Backend()}
+	v := engine.New(b, cfg, helm3codec.Codec{})
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
+func setup(t *testing.T) (plain *view, racy *view, r *racing, logs *[]string) {
+	t.Helper()
+	base := open(t, &driver.Config{Name: memstore.Name})
+	r = &racing{Backend: base.Backend()}
 	logs = new([]string)
 	var mu sync.Mutex
 	cfg := &driver.Config{Name: "racing", Log: func(f string, v ...interface{}) { mu.Lock(); *logs = append(*logs, f); mu.Unlock() }}
-	return base, helm3.New(r, cfg), r, logs
+	return base, engine.New(r, cfg, helm3codec.Codec{}), r, logs
 }
 
 func TestGetRacingDeleteIsNotFound(t *testing.T) {
+	t.Parallel()
 	plain, racy, r, _ := setup(t)
 	k := driver.MakeKey("app", 1)
 	if err := plain.Create(k, rel("app", 1, "a")); err != nil {
@@ -68,12 +82,13 @@ func TestGetRacingDeleteIsNotFound(t *testing.T) {
 	}
 	r.interfere = func() { plain.Delete(k) }
 	_, err := racy.Get(k)
-	if !errors.Is(err, helm3.ErrReleaseNotFound) {
+	if !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("get of a release deleted between head and parts: %v, want ErrReleaseNotFound", err)
 	}
 }
 
 func TestGetRacingUpdateReturnsTheUpdate(t *testing.T) {
+	t.Parallel()
 	plain, racy, r, _ := setup(t)
 	k := driver.MakeKey("app", 1)
 	if err := plain.Create(k, rel("app", 1, "old")); err != nil {
@@ -91,6 +106,7 @@ func TestGetRacingUpdateReturnsTheUpdate(t *testing.T) {
 }
 
 func TestListRacingDeleteSkipsQuietly(t *testing.T) {
+	t.Parallel()
 	plain, racy, r, logs := setup(t)
 	for _, n := range []string{"a", "b", "c"} {
 		if err := plain.Create(driver.MakeKey(n, 1), rel(n, 1, n)); err != nil {
@@ -108,6 +124,7 @@ func TestListRacingDeleteSkipsQuietly(t *testing.T) {
 }
 
 func TestListLogsAndSkipsCorruption(t *testing.T) {
+	t.Parallel()
 	plain, racy, r, logs := setup(t)
 	for _, n := range []string{"a", "b"} {
 		if err := plain.Create(driver.MakeKey(n, 1), rel(n, 1, n)); err != nil {
@@ -123,7 +140,7 @@ func TestListLogsAndSkipsCorruption(t *testing.T) {
 	if len(*logs) != 1 || !strings.Contains((*logs)[0], "cannot be decoded") {
 		t.Fatalf("the damaged release was not logged: %q", *logs)
 	}
-	if _, err := racy.Get(driver.MakeKey("b", 1)); !errors.Is(err, engine.ErrPartMissing) || errors.Is(err, helm3.ErrReleaseNotFound) {
+	if _, err := racy.Get(driver.MakeKey("b", 1)); !errors.Is(err, engine.ErrPartMissing) || errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("get of a release whose part is missing: %v", err)
 	}
 }
@@ -158,16 +175,13 @@ func (d damagedHeads) Heads(ctx context.Context, q driver.Query) ([]*driver.Head
 // A config without Log (a backend's own test harness, say) must not make
 // the engine panic when it has something to log: a release List skips.
 func TestNilLogDoesNotPanic(t *testing.T) {
-	s, err := helm3.Open(context.Background(), "memstore", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	t.Parallel()
+	s := open(t, &driver.Config{Name: memstore.Name, CacheBytes: driver.DefaultCacheBytes})
 	rls := &release.Release{Name: "a", Version: 1, Namespace: "default", Info: &release.Info{Status: release.StatusDeployed}}
 	if err := s.Create("sh.helm.release.v1.a.v1", rls); err != nil {
 		t.Fatal(err)
 	}
-	st := helm3.New(damagedHeads{engine.Of(s).Backend()}, &driver.Config{Name: "memstore"})
+	st := engine.New(damagedHeads{s.Backend()}, &driver.Config{Name: "memstore"}, helm3codec.Codec{})
 	got, err := st.List(func(*release.Release) bool { return true })
 	if err != nil || len(got) != 0 {
 		t.Fatalf("List of a damaged release: %d releases, %v; want none, skipped", len(got), err)
@@ -196,14 +210,11 @@ func (e *evicting) Delete(ctx context.Context, ns, key string, have func(codec.D
 // cache while it runs still returns the whole release, not "deleted, but
 // its stored data is corrupt".
 func TestDeleteRacingEvictionReturnsTheRelease(t *testing.T) {
-	base, err := helm3.Open(context.Background(), memstore.Name, "", helm3.WithCacheBytes(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { base.Close() })
-	ev := &evicting{Backend: engine.Of(base).Backend()}
+	t.Parallel()
+	base := open(t, &driver.Config{Name: memstore.Name})
+	ev := &evicting{Backend: base.Backend()}
 	// A cache that holds about one release's parts.
-	s := helm3.New(ev, &driver.Config{Name: "evicting", CacheBytes: 600})
+	s := engine.New(ev, &driver.Config{Name: "evicting", CacheBytes: 600}, helm3codec.Codec{})
 	want := rel("app", 1, strings.Repeat("a", 100))
 	if err := s.Create("sh.helm.release.v1.app.v1", want); err != nil {
 		t.Fatal(err)

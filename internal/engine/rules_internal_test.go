@@ -3,6 +3,7 @@ package engine
 import "testing"
 
 func TestBuildQuery(t *testing.T) {
+	t.Parallel()
 	q, ok, err := buildQuery("ns", map[string]string{"name": "web", "owner": "helm", "status": "deployed", "version": "3", "team": "a"})
 	if err != nil || !ok || q.Name != "web" || q.Status != "deployed" || *q.Version != 3 || q.Labels["team"] != "a" || q.Namespace != "ns" || len(q.Labels) != 1 {
 		t.Fatalf("%+v %v %v", q, ok, err)
@@ -18,6 +19,7 @@ func TestBuildQuery(t *testing.T) {
 }
 
 func TestCustomLabels(t *testing.T) {
+	t.Parallel()
 	got, err := customLabels(map[string]string{"status": "x", "name": "y", "app.kubernetes.io/part-of": "shop", "tier": ""})
 	if err != nil || len(got) != 2 || got["app.kubernetes.io/part-of"] != "shop" {
 		t.Fatalf("%v %v", got, err)

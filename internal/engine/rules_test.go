@@ -12,7 +12,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/helm3codec"
 	"github.com/helmstore/helmstore/memstore"
 )
 
@@ -32,21 +32,18 @@ func (c *counting) Update(ctx context.Context, h *driver.Head, parts []*driver.P
 	return c.Backend.Update(ctx, h, parts)
 }
 
-func openCounting(t *testing.T) (helm3.Store, *counting) {
+func openCounting(t *testing.T) (*view, *counting) {
 	t.Helper()
-	base, err := helm3.Open(context.Background(), memstore.Name, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { base.Close() })
-	c := &counting{Backend: engine.Of(base).Backend()}
-	return helm3.New(c, &driver.Config{Name: "counting", Log: func(string, ...interface{}) {}}), c
+	base := open(t, &driver.Config{Name: memstore.Name, CacheBytes: driver.DefaultCacheBytes})
+	c := &counting{Backend: base.Backend()}
+	return engine.New(c, &driver.Config{Name: "counting", Log: func(string, ...interface{}) {}}, helm3codec.Codec{}), c
 }
 
 // D3: a custom label under helmstore.io/ is refused by the engine on Create
 // and on Update, on every backend, naming the release and the label; the
 // backend is not asked and nothing changes.
 func TestReservedLabelsRefused(t *testing.T) {
+	t.Parallel()
 	s, c := openCounting(t)
 	k := driver.MakeKey("app", 1)
 	bad := rel("app", 1, "a")
@@ -66,7 +63,7 @@ func TestReservedLabelsRefused(t *testing.T) {
 		}
 	}
 	check("create", s.Create(k, bad))
-	if _, err := s.Get(k); !errors.Is(err, helm3.ErrReleaseNotFound) {
+	if _, err := s.Get(k); !errors.Is(err, driver.ErrReleaseNotFound) {
 		t.Fatalf("refused create stored the release: %v", err)
 	}
 	good := rel("app", 1, "a")
@@ -89,6 +86,7 @@ func TestReservedLabelsRefused(t *testing.T) {
 // Update has none: a backend that dropped the stored one loses the label),
 // which sets ModifiedAt.
 func TestCreatedAtKeptOnUpdate(t *testing.T) {
+	t.Parallel()
 	s, _ := openCounting(t)
 	k := driver.MakeKey("app", 1)
 	if err := s.Create(k, rel("app", 1, "a")); err != nil {

@@ -171,6 +171,7 @@ func fullMetadata() *chart.Metadata {
 // field of a reference type in Helm's chart metadata types: a field Helm
 // adds must be deep-copied there too.
 func TestChartMetadataCopied(t *testing.T) {
+	t.Parallel()
 	copied := map[string]bool{
 		"Metadata.Sources": true, "Metadata.Keywords": true, "Metadata.Maintainers": true, "Metadata.Annotations": true,
 		"Metadata.Dependencies": true, "Dependency.Tags": true, "Dependency.ImportValues": true, "Lock.Dependencies": true,
@@ -221,6 +222,7 @@ func mustEncode(t testing.TB, c *chart.Chart) [][]byte {
 }
 
 func TestChartRoundTripMatchesHelmJSON(t *testing.T) {
+	t.Parallel()
 	for name, c := range edgeCharts() {
 		t.Run(name, func(t *testing.T) {
 			want, got := helmChart(t, c), chartRoundTrip(t, c)
@@ -234,6 +236,7 @@ func TestChartRoundTripMatchesHelmJSON(t *testing.T) {
 }
 
 func TestChartEncodingIsCanonical(t *testing.T) {
+	t.Parallel()
 	for name, c := range edgeCharts() {
 		a, err := encodeChart(c)
 		if err != nil {
@@ -251,6 +254,7 @@ func TestChartEncodingIsCanonical(t *testing.T) {
 }
 
 func TestChartIsNotShared(t *testing.T) {
+	t.Parallel()
 	d, err := DecodePart(KindChart, stackChartPart(t).Raw())
 	if err != nil {
 		t.Fatal(err)
@@ -271,6 +275,7 @@ func TestChartIsNotShared(t *testing.T) {
 }
 
 func TestChartValuesRefused(t *testing.T) {
+	t.Parallel()
 	deep := map[string]interface{}{}
 	cur := deep
 	for i := 0; i < MaxJSONDepth; i++ {
@@ -294,6 +299,7 @@ func TestChartValuesRefused(t *testing.T) {
 // chart parts: each is an error wrapping ErrCorrupt or a chart (the digest,
 // checked before decoding, is what catches damaged data), never a panic.
 func TestChartDamage(t *testing.T) {
+	t.Parallel()
 	small, err := encodeChart(edgeCharts()["odd files"])
 	if err != nil {
 		t.Fatal(err)

@@ -99,6 +99,7 @@ func edgeReleases() map[string]*release.Release {
 }
 
 func TestRoundTripMatchesHelmJSON(t *testing.T) {
+	t.Parallel()
 	for name, rls := range edgeReleases() {
 		t.Run(name, func(t *testing.T) {
 			labels := map[string]string{"team": "a"}
@@ -115,6 +116,7 @@ func TestRoundTripMatchesHelmJSON(t *testing.T) {
 }
 
 func TestSplitDoesNotModifyRelease(t *testing.T) {
+	t.Parallel()
 	rls := fixture.LargeRelease("big", "ns", 1)
 	before := helmRoundTrip(t, rls)
 	if _, err := SplitRelease(rls); err != nil {
@@ -126,6 +128,7 @@ func TestSplitDoesNotModifyRelease(t *testing.T) {
 }
 
 func TestDigestsAreStableAndContentAddressed(t *testing.T) {
+	t.Parallel()
 	a, _ := SplitRelease(fixture.LargeRelease("a", "ns", 1))
 	b, _ := SplitRelease(fixture.LargeRelease("b", "other", 7))
 	if a.Chart.Digest != b.Chart.Digest {
@@ -140,6 +143,7 @@ func TestDigestsAreStableAndContentAddressed(t *testing.T) {
 }
 
 func TestAssembledReleasesShareNoMemory(t *testing.T) {
+	t.Parallel()
 	rls := fixture.LargeRelease("big", "ns", 1)
 	s, _ := SplitRelease(rls)
 	raw, _ := Open(s.Chart.Frame(), s.Chart.Digest)
@@ -157,6 +161,7 @@ func TestAssembledReleasesShareNoMemory(t *testing.T) {
 }
 
 func TestCorruptionIsDetected(t *testing.T) {
+	t.Parallel()
 	s, _ := SplitRelease(fixture.LargeRelease("big", "ns", 1))
 	frame := append([]byte(nil), s.Chart.Frame()...)
 	frame[len(frame)/2] ^= 0x40

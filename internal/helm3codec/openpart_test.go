@@ -12,6 +12,7 @@ import (
 // the size from which it hashes alongside decoding, and a wrong digest is
 // ErrCorrupt even when the bytes decode.
 func TestOpenPart(t *testing.T) {
+	t.Parallel()
 	rls := fixture.NewStack(1).Release("stack", "ns", 1)
 	s, err := SplitRelease(rls)
 	if err != nil {

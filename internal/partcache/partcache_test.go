@@ -9,6 +9,7 @@ import (
 func part(n int) *codec.Decoded { return &codec.Decoded{Kind: codec.KindManifest, Size: n} }
 
 func TestEvictsLeastRecentlyUsedWithinBound(t *testing.T) {
+	t.Parallel()
 	c := New(100)
 	d := func(i byte) codec.Digest { return codec.Digest{i} }
 	c.Put(d(1), part(40))
@@ -35,6 +36,7 @@ func TestEvictsLeastRecentlyUsedWithinBound(t *testing.T) {
 }
 
 func TestDisabledCacheKeepsNothing(t *testing.T) {
+	t.Parallel()
 	c := New(0)
 	c.Put(codec.Digest{1}, part(1))
 	if _, ok := c.Get(codec.Digest{1}); ok || c != nil {
@@ -43,6 +45,7 @@ func TestDisabledCacheKeepsNothing(t *testing.T) {
 }
 
 func TestLRU(t *testing.T) {
+	t.Parallel()
 	c := NewLRU[string, int](2)
 	c.Put("a", 1)
 	c.Put("b", 2)

@@ -1,4 +1,4 @@
-package driver_test
+package helm3_test
 
 import (
 	"bytes"

@@ -1,0 +1,92 @@
+package driver_test
+
+import (
+	"errors"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/helmstore/helmstore/"
+
+// What a package that knows no Helm must not link, by import path prefix.
+var (
+	// anyHelm is every Helm and every Kubernetes package.
+	anyHelm = []string{"helm.sh/", "k8s.io/"}
+	// helmFace is what the Helm 3 face links and a test that needs no
+	// service must not: Helm's action and storage packages, client-go and
+	// cli-runtime (several hundred packages between them).
+	helmFace = []string{"helm.sh/helm/v3/pkg/action", "helm.sh/helm/v3/pkg/storage", "k8s.io/client-go/", "k8s.io/cli-runtime/"}
+)
+
+// The backend interface and the byte codec link no Helm and no Kubernetes
+// package; the engine links no Helm package (Helm's types reach it only
+// through a face's codec); and the test binaries of these packages and of
+// Helm 3's codec link none of the Helm 3 face, so that they build and run
+// in seconds. The face itself does link all it is checked for, so a package
+// missing from a list is missing because it is not linked, not because the
+// check cannot see it.
+func TestLinksNoHelm(t *testing.T) {
+	t.Parallel()
+	linked := goListDeps(t, "driver", "internal/codec", "internal/engine", "internal/helm3codec", "helm3")
+	for _, c := range []struct {
+		pkg    string // a package of the module; with ".test", its test binary
+		banned []string
+	}{
+		{"driver", anyHelm},
+		{"internal/codec", anyHelm},
+		{"internal/engine", []string{"helm.sh/"}},
+		{"driver.test", helmFace},
+		{"internal/codec.test", helmFace},
+		{"internal/engine.test", helmFace},
+		{"internal/helm3codec.test", helmFace},
+	} {
+		deps, ok := linked[c.pkg]
+		if !ok {
+			t.Fatalf("go list gave no dependencies of %s", c.pkg)
+		}
+		var bad []string
+		for _, d := range deps {
+			if slices.ContainsFunc(c.banned, func(b string) bool { return strings.HasPrefix(d, b) }) {
+				bad = append(bad, d)
+			}
+		}
+		if len(bad) > 0 {
+			t.Errorf("%s links %d packages under %v: %s", c.pkg, len(bad), c.banned, strings.Join(bad[:min(len(bad), 8)], ", "))
+		}
+	}
+	for _, b := range helmFace {
+		if !slices.ContainsFunc(linked["helm3"], func(d string) bool { return strings.HasPrefix(d, b) }) {
+			t.Errorf("the Helm 3 face links no %s*: the check cannot see what it looks for", b)
+		}
+	}
+}
+
+// goListDeps returns what each of the module's packages pkgs links, by the
+// package's path in the module, and what its test binary links, by that path
+// with ".test".
+func goListDeps(t *testing.T, pkgs ...string) map[string][]string {
+	t.Helper()
+	args := []string{"list", "-test", "-f", `{{.ImportPath}}|{{join .Deps " "}}`}
+	for _, p := range pkgs {
+		args = append(args, module+p)
+	}
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		var stderr []byte
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	linked := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// A package as its own test compiles it is "path [path.test]": skipped.
+		name, deps, _ := strings.Cut(line, "|")
+		if path, ok := strings.CutPrefix(name, module); ok && !strings.Contains(path, " ") {
+			linked[path] = strings.Fields(deps)
+		}
+	}
+	return linked
+}
