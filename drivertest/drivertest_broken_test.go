@@ -16,9 +16,9 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
 	_ "github.com/helmstore/helmstore/sql" // sqlite and postgres, under the broken wrappers
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // brokenEnv, in a child process of TestBrokenBackendsFail, names the broken

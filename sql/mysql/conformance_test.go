@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 func TestConformanceMySQL(t *testing.T) {

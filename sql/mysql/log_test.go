@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // What the MySQL driver logs (a connection lost mid-reply: "unexpected

@@ -14,9 +14,9 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // openStore opens a mysql store and returns it with its backend.

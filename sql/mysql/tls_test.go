@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // TLS to a real MariaDB that refuses plaintext: with tls-ca the store works;

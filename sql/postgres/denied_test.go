@@ -10,8 +10,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // A role that may use the store's schema but holds no privilege on its

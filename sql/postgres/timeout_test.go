@@ -9,9 +9,9 @@ import (
 	"github.com/helmstore/helmstore/internal/engine"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // openBackend opens a postgres store and returns it with its backend.

@@ -11,8 +11,8 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // A head row whose labels column is not JSON, or whose digest is not hex,

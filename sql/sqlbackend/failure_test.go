@@ -16,8 +16,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // throughProxy returns conn rewritten to reach its server through a proxy

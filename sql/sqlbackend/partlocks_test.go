@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // TestWritesLockOnlyTheirParts checks, on the servers with row locks, the

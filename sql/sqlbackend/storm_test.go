@@ -12,8 +12,8 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // 32 writers create, update and delete releases of one namespace that share

@@ -13,8 +13,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqltest"
 )
 
 // unusedPort returns a local TCP address nothing listens on.

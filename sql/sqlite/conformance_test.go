@@ -6,7 +6,7 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/sql/sqltest"
+	"github.com/helmstore/helmstore/internal/sqltest"
 )
 
 func TestConformanceSQLite(t *testing.T) {

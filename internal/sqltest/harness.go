@@ -1,4 +1,5 @@
-// Package sqltest holds what the tests of the SQL dialects share: the
+// Package sqltest holds what the tests of the SQL dialects (and drivertest's
+// own test of broken stores) share: the
 // conformance harness of a SQL store, the Tamperer that edits its rows, and
 // small releases to store. It is for tests only (it imports testing).
 package sqltest
@@ -20,7 +21,11 @@ import (
 // Open opens the store name at conn, failing t if it cannot.
 func Open(t testing.TB, name, conn string, opts ...helm3.Option) helm3.Store {
 	t.Helper()
-	return drivertest.Open(t, name, conn, opts...)
+	s, err := helm3.Open(context.Background(), name, conn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // Harness returns the conformance harness for the SQL driver name (which
