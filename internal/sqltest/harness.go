@@ -1,7 +1,7 @@
 // Package sqltest holds what the tests of the SQL dialects (and drivertest's
-// own test of broken stores) share: the
-// conformance harness of a SQL store, the Tamperer that edits its rows, and
-// small releases to store. It is for tests only (it imports testing).
+// own test of broken stores) share: the conformance harness of a SQL store,
+// the Tamperer that edits its rows, and small releases to store. It is for
+// tests only (it imports testing).
 package sqltest
 
 import (
