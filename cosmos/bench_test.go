@@ -6,12 +6,12 @@ import (
 
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-// The benchmarks run drivertest.Bench (see there what each times) on Helm's
+// The benchmarks run benchmarks.Bench (see there what each times) on Helm's
 // SQL driver on the local PostgreSQL and on this backend on the Cosmos DB
 // test server, in the same run, on the 2.2 MB release of fixture.Stack.
 // The test server is a Node process on loopback, so its times say little
@@ -25,11 +25,11 @@ import (
 //
 // B/rev is the growth of the store's Stats (heads and parts) per revision,
 // as for every helmstore backend.
-var bench = drivertest.Bench{Targets: benchTargets, CPU: true}
+var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 
 // benchTargets are Helm's SQL driver and this backend.
-func benchTargets(*testing.B) []drivertest.BenchTarget {
-	return []drivertest.BenchTarget{drivertest.HelmSQLTarget(testenv.PostgresUnmanaged), cosmosTarget()}
+func benchTargets(*testing.B) []benchmarks.Target {
+	return []benchmarks.Target{benchmarks.HelmSQLTarget(testenv.PostgresUnmanaged), cosmosTarget()}
 }
 
 // BenchmarkCreate: one values-only revision of the 2.2 MB release per op
@@ -41,8 +41,8 @@ func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
 
 // cosmosTarget is this backend on a new container of the test server for
 // every run, counting its requests.
-func cosmosTarget() drivertest.BenchTarget {
-	return drivertest.BenchTarget{Name: "cosmos", ColdWarm: true, Open: func(b *testing.B, cache bool) drivertest.BenchStore {
+func cosmosTarget() benchmarks.Target {
+	return benchmarks.Target{Name: "cosmos", ColdWarm: true, Open: func(b *testing.B, cache bool) benchmarks.Store {
 		var opts []helm3.Option
 		if !cache {
 			opts = append(opts, helm3.WithCacheBytes(0))
@@ -50,7 +50,7 @@ func cosmosTarget() drivertest.BenchTarget {
 		c := new(Counter)
 		s, be := openTest(b, connString(b), options{counter: c}, opts...)
 		b.Cleanup(func() { s.Close() })
-		return drivertest.BenchStore{
+		return benchmarks.Store{
 			View: func(ns string) helmdriver.Driver { return s.Namespace(ns) },
 			Stored: func() int64 {
 				be.WaitCommits()

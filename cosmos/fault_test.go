@@ -18,8 +18,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -91,7 +91,7 @@ func (p *faultProxy) proxied(conn string) string {
 }
 
 func smallRelease(name, ns string, v int, status release.Status) *release.Release {
-	r := drivertest.ValuesOnlyRelease(name, ns, v)
+	r := fixture.ValuesOnlyRelease(name, ns, v)
 	r.Chart.Templates = r.Chart.Templates[:1]
 	r.Manifest = r.Manifest[:2000]
 	r.Info.Status = status

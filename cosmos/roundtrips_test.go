@@ -8,8 +8,8 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/fixture"
 )
 
 // TestRoundTrips counts the HTTP round trips (requests), the sequential
@@ -26,7 +26,7 @@ func TestRoundTrips(t *testing.T) {
 	defer s.Close()
 	ns := s.Namespace("rt")
 	key := func(v int) string { return driver.MakeKey("app", v) }
-	rel := func(v int) *release.Release { return drivertest.ValuesOnlyRelease("app", "rt", v) }
+	rel := func(v int) *release.Release { return fixture.ValuesOnlyRelease("app", "rt", v) }
 	// measure runs fn and checks its round trips (requests) and
 	// sequential steps (requests in flight together count once) against
 	// what they are today: the test fails if either grows (0: not
@@ -132,7 +132,7 @@ func TestConnectionsReused(t *testing.T) {
 	defer s.Close()
 	ns := s.Namespace("conns")
 	for v := 1; v <= 3; v++ {
-		if err := ns.Create(driver.MakeKey("app", v), drivertest.ValuesOnlyRelease("app", "conns", v)); err != nil {
+		if err := ns.Create(driver.MakeKey("app", v), fixture.ValuesOnlyRelease("app", "conns", v)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -166,7 +166,7 @@ func TestCreateBound(t *testing.T) {
 	s, b := openTest(t, connString(t), options{counter: &c})
 	defer s.Close()
 	ns := s.Namespace("bound")
-	rs := drivertest.StackRevisions("app", "bound", 4)
+	rs := fixture.StackRevisions("app", "bound", 4)
 	for _, r := range rs[:2] {
 		if err := ns.Create(driver.MakeKey("app", r.Version), r); err != nil {
 			t.Fatal(err)

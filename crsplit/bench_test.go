@@ -18,8 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
@@ -181,16 +181,16 @@ func warmUpServer(b *testing.B, k *testenv.KubeServer) {
 	}
 }
 
-var bench = drivertest.Bench{Targets: benchTargets, Revisions: revisionsOf}
+var bench = benchmarks.Bench{Targets: benchTargets, Revisions: revisionsOf}
 
 // benchTargets returns crsplit (crsplit-cold and crsplit-warm for the
 // reads) and Helm's Secrets driver, each on its own fresh namespace of the
 // shared server, opened once per benchmark; every run stores a release of
 // a fresh name and deletes it after.
-func benchTargets(b *testing.B) []drivertest.BenchTarget {
+func benchTargets(b *testing.B) []benchmarks.Target {
 	k := cluster(b)
 	warmUp.Do(func() { warmUpServer(b, k) })
-	crsplitStore := func(opts ...helm3.Option) drivertest.BenchStore {
+	crsplitStore := func(opts ...helm3.Option) benchmarks.Store {
 		ns := newNamespace(b, k)
 		w := &writtenBytes{size: jsonSize}
 		cfg := k.Config(testenv.KubeAdmin)
@@ -212,14 +212,14 @@ func benchTargets(b *testing.B) []drivertest.BenchTarget {
 		b.Fatal(err)
 	}
 	secrets := written(helmdriver.NewSecrets(cs.CoreV1().Secrets(ns)), w, func() {})
-	return []drivertest.BenchTarget{
-		{Name: "crsplit", ColdWarm: true, Open: func(b *testing.B, cache bool) drivertest.BenchStore {
+	return []benchmarks.Target{
+		{Name: "crsplit", ColdWarm: true, Open: func(b *testing.B, cache bool) benchmarks.Store {
 			if cache {
 				return run(b, warm)
 			}
 			return run(b, cold)
 		}},
-		{Name: "helm-secrets", Open: func(b *testing.B, _ bool) drivertest.BenchStore { return run(b, secrets) }},
+		{Name: "helm-secrets", Open: func(b *testing.B, _ bool) benchmarks.Store { return run(b, secrets) }},
 	}
 }
 
@@ -227,14 +227,14 @@ func benchTargets(b *testing.B) []drivertest.BenchTarget {
 // write's (after settle, which waits for the work a driver does after an
 // operation returns, such as crsplit's background commits), not those of
 // the revisions deleted to keep at most historyMax.
-func written(d helmdriver.Driver, w *writtenBytes, settle func()) drivertest.BenchStore {
+func written(d helmdriver.Driver, w *writtenBytes, settle func()) benchmarks.Store {
 	var total int64
 	stored := func() int64 {
 		settle()
 		total += w.take()
 		return total
 	}
-	return drivertest.BenchStore{
+	return benchmarks.Store{
 		View:   func(string) helmdriver.Driver { return d },
 		Stored: stored,
 		AfterWrite: func(b *testing.B, d helmdriver.Driver, name string, v int) {
@@ -253,7 +253,7 @@ func written(d helmdriver.Driver, w *writtenBytes, settle func()) drivertest.Ben
 // after the run, so that the next run (-count, or the testing package's
 // own reruns) starts from the same state (otherwise the shared chart would
 // carry the owners of every earlier run).
-func run(b *testing.B, s drivertest.BenchStore) drivertest.BenchStore {
+func run(b *testing.B, s benchmarks.Store) benchmarks.Store {
 	s.Release = freshName()
 	d := s.View("")
 	b.Cleanup(func() {

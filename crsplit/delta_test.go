@@ -6,22 +6,22 @@ import (
 
 	"github.com/helmstore/helmstore/internal/engine"
 
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/deltabytes"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // TestDeltaBytesPerUpgrade measures the bytes stored per values-only
 // upgrade of ~2 MB releases with and without deltas, against what Helm's
 // Secrets driver stores, and requires at most 1/30 of Helm's with deltas
-// (drivertest.CheckDeltaBytes).
+// (deltabytes.Check).
 func TestDeltaBytesPerUpgrade(t *testing.T) {
 	k := cluster(t)
-	drivertest.CheckDeltaBytes(t, "crsplit", func(t *testing.T, deltas bool) drivertest.DeltaStores {
+	deltabytes.Check(t, "crsplit", func(t *testing.T, deltas bool) deltabytes.Stores {
 		ns := newNamespace(t, k)
 		s, b := openAs(t, k, testenv.KubeAdmin, ns)
 		engine.Of(s).SetDeltas(deltas)
-		return drivertest.DeltaStores{Store: waitingStats{s, b}, Namespace: ns, Cold: func() helm3.Store {
+		return deltabytes.Stores{Store: waitingStats{s, b}, Namespace: ns, Cold: func() helm3.Store {
 			r, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
 			return r
 		}}

@@ -12,7 +12,6 @@ import (
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
@@ -48,7 +47,7 @@ func TestLargeRelease(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	r1 := drivertest.LargeRelease(t, "huge", ns, 1, 16<<20)
+	r1, _ := fixture.SizedRelease("huge", ns, 1, 16<<20)
 	js, _ := json.Marshal(r1)
 	if len(js) < 16<<20 {
 		t.Fatalf("release JSON is only %d bytes", len(js))
@@ -70,7 +69,7 @@ func TestLargeRelease(t *testing.T) {
 	if err := st.Create(r1); err != nil {
 		t.Fatal(err)
 	}
-	r2 := drivertest.LargeRelease(t, "huge", ns, 2, 16<<20)
+	r2, _ := fixture.SizedRelease("huge", ns, 2, 16<<20)
 	r2.Config = map[string]interface{}{"upgraded": true}
 	if err := st.Create(r2); err != nil {
 		t.Fatal(err)

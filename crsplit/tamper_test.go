@@ -20,6 +20,7 @@ import (
 	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/releasecheck"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
@@ -485,7 +486,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 		}
 	}
 	fresh, _ := openAs(t, k, testenv.KubeAdmin, ns)
-	drivertest.WantListed(t, fresh, "good")
+	releasecheck.WantListed(t, fresh, "good")
 	if _, err := fresh.Query(map[string]string{"owner": "helm"}); err != nil {
 		t.Fatalf("query of a namespace with damaged releases: %v", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"helm.sh/helm/v3/pkg/storage"
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 	helmtime "helm.sh/helm/v3/pkg/time"
+
+	"github.com/helmstore/helmstore/internal/releasecheck"
 )
 
 // actionConfig is a Helm action configuration over driver d with a fake
@@ -42,7 +44,7 @@ func snapshot(t *testing.T, side flowSide) []string {
 		t.Fatalf("%s: list all: %v", side.name, err)
 	}
 	for i, r := range rs {
-		n := Normalize(t, r)
+		n := releasecheck.Normalize(t, r)
 		n.Labels = customOnly(r.Labels)
 		n.Info.FirstDeployed, n.Info.LastDeployed, n.Info.Deleted = helmtime.Time{}, helmtime.Time{}, helmtime.Time{}
 		for _, h := range n.Hooks {

@@ -13,14 +13,14 @@ import (
 
 // The suite compares releases by Helm's JSON encoding of them, which is what
 // Helm's own drivers store and give back (and which leaves Labels out), and
-// by their labels. Two releases encode alike exactly when Normalize makes
-// them deep-equal (the encoding is deterministic, and what Normalize decodes
-// is encoded again to the same bytes), so comparing encodings is as strict
-// as comparing normalized releases, at the cost of one encoding per release
-// instead of an encoding, a decoding and a deep comparison of both. A
-// release the suite compares many times is encoded once (see wanted), and
-// the bytes of chart files, most of a large release, are compared as they
-// are rather than encoded (see split).
+// by their labels. Two releases encode alike exactly when
+// releasecheck.Normalize makes them deep-equal (the encoding is
+// deterministic, and what it decodes is encoded again to the same bytes), so
+// comparing encodings is as strict as comparing normalized releases, at the
+// cost of one encoding per release instead of an encoding, a decoding and a
+// deep comparison of both. A release the suite compares many times is
+// encoded once (see wanted), and the bytes of chart files, most of a large
+// release, are compared as they are rather than encoded (see split).
 
 // encode returns Helm's JSON encoding of r, nil for a nil release.
 func encode(t testing.TB, r *release.Release) []byte {

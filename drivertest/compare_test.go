@@ -7,6 +7,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/internal/releasecheck"
 )
 
 // recorder is a testing.TB whose Fatalf records the failure and ends the
@@ -45,7 +47,7 @@ func TestCompareCatchesDifferences(t *testing.T) {
 		r.Labels = map[string]string{"team": "a"}
 		return r
 	}
-	roundTripped := Normalize(t, base())
+	roundTripped := releasecheck.Normalize(t, base())
 	roundTripped.Labels = map[string]string{"team": "a"}
 	if fails(t, func(tb testing.TB) { sameRelease(tb, "same", roundTripped, base()) }) {
 		t.Fatal("sameRelease fails a release equal to what was written after a JSON round trip")
@@ -108,7 +110,7 @@ func TestCompareCatchesDifferences(t *testing.T) {
 	if !fails(t, func(tb testing.TB) { sameRelease(tb, "nil data", nilData, emptyData) }) {
 		t.Error("sameRelease passes a chart file with nil data for one with empty data")
 	}
-	if fails(t, func(tb testing.TB) { sameRelease(tb, "nil data", Normalize(tb, nilData), nilData) }) {
+	if fails(t, func(tb testing.TB) { sameRelease(tb, "nil data", releasecheck.Normalize(tb, nilData), nilData) }) {
 		t.Error("sameRelease fails a chart file with nil data after a JSON round trip")
 	}
 	if !fails(t, func(tb testing.TB) { sameRelease(tb, "nil", nil, base()) }) {

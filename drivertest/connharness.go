@@ -8,25 +8,15 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 )
 
-// Open opens the registered driver name at conn (helm3.Open), failing t
-// if it cannot.
-func Open(t testing.TB, name, conn string, opts ...helm3.Option) helm3.Store {
+// openConn opens the registered driver name at conn (helm3.Open), failing
+// t if it cannot.
+func openConn(t testing.TB, name, conn string, opts ...helm3.Option) helm3.Store {
 	t.Helper()
 	s, err := helm3.Open(context.Background(), name, conn, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// ConnectionStringHarness returns a Harness for the registered driver name
-// whose Open opens a store on a new connection string from conn (each must
-// lead to a new, empty store: a database, a key prefix of its own) and whose
-// Reopen opens the same connection string again, with its own connections
-// and opts. Tamper, Proxied, Wipe and Denied are left to the caller (see
-// ConnectionStrings for Proxied and Denied).
-func ConnectionStringHarness(name string, conn func(t testing.TB) string, opts ...helm3.Option) Harness {
-	return ConnectionStrings{Name: name, New: conn, Options: opts}.Harness()
 }
 
 // RewriteAddrs returns the connection string conn with every network
@@ -73,14 +63,14 @@ func (c ConnectionStrings) Harness() Harness {
 	h := Harness{
 		Open: func(t *testing.T) helm3.Store {
 			cs := c.New(t)
-			s := Open(t, c.Name, cs, c.Options...)
+			s := openConn(t, c.Name, cs, c.Options...)
 			mu.Lock()
 			conns[s] = cs
 			mu.Unlock()
 			return s
 		},
 		Reopen: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {
-			return Open(t, c.Name, connOf(t, s), opts...)
+			return openConn(t, c.Name, connOf(t, s), opts...)
 		},
 	}
 	if c.Rewrite != nil {

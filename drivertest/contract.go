@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage"
 
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/releasecheck"
 )
 
 func mustCreate(t *testing.T, s helm3.Store, r *release.Release) {
@@ -302,7 +303,7 @@ func testContract(t *testing.T, h Harness) {
 	t.Run("NoAliasing", func(t *testing.T) {
 		s := h.open(t)
 		r := rel("app", "default", 1, release.StatusDeployed)
-		want := Normalize(t, r)
+		want := releasecheck.Normalize(t, r)
 		mustCreate(t, s, r)
 		r.Info.Status = release.StatusFailed
 		r.Config["greeting"] = "mutated"
@@ -321,7 +322,7 @@ func testContract(t *testing.T, h Harness) {
 		// bytes (as Helm's Memory driver shares objects), but never with
 		// what another call returns.
 		r2 := rel("app", "default", 2, release.StatusDeployed)
-		want2 := Normalize(t, r2)
+		want2 := releasecheck.Normalize(t, r2)
 		mustCreate(t, s, r2)
 		hist, err := s.Query(map[string]string{"name": "app", "owner": "helm"})
 		if err != nil || len(hist) != 2 {

@@ -55,18 +55,19 @@
 //     each lost reply), removes nothing a release or a write in flight
 //     uses: exact part counts after.
 //
-// Bench is the benchmark loop every backend's benchmarks share (writes,
-// reads cold and warm, bytes per revision), run beside Helm's own drivers
-// (HelmSQLTarget) in the same process.
+// A backend provides a Harness: how to open a new store, and, for the
+// tests that need them, how to reopen one over the same data (Reopen),
+// damage what it stored (Tamper, a Tamperer, and a Reshaper for the shape
+// of records), reach it through a proxy the suite controls (Proxied),
+// erase its data (Wipe) and open it with credentials the service refuses
+// (Denied). ConnectionStrings builds the Open and Reopen of a backend
+// opened by connection string.
 package drivertest
 
 import (
-	"encoding/json"
 	"os"
 	"strconv"
 	"testing"
-
-	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
 )
@@ -191,30 +192,6 @@ func (h Harness) largeBytes() int {
 		return h.LargeReleaseBytes
 	}
 	return 32 << 20
-}
-
-// Normalize returns what a Helm driver should hand back for rls: Helm's JSON
-// round trip of it, with Labels holding only custom labels (never nil).
-func Normalize(t testing.TB, rls *release.Release) *release.Release {
-	t.Helper()
-	if rls == nil {
-		return nil
-	}
-	b, err := json.Marshal(rls)
-	if err != nil {
-		t.Fatalf("marshal release: %v", err)
-	}
-	out := new(release.Release)
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("unmarshal release: %v", err)
-	}
-	out.Labels = map[string]string{}
-	for k, v := range rls.Labels {
-		if !isSystemLabel(k) {
-			out.Labels[k] = v
-		}
-	}
-	return out
 }
 
 func isSystemLabel(k string) bool {

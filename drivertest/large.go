@@ -2,7 +2,6 @@ package drivertest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -16,22 +15,13 @@ import (
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
-// LargeRelease returns revision version of a release whose JSON is at least
-// size bytes, mostly chart (large CRD files), like the charts that break
-// Helm's Secrets driver.
-func LargeRelease(t testing.TB, name, ns string, version, size int) *release.Release {
-	t.Helper()
-	r, _ := largeRelease(t, name, ns, version, size)
-	return r
-}
-
-// largeKey identifies a release LargeRelease makes.
+// largeKey identifies a release largeRelease makes.
 type largeKey struct {
 	name, ns      string
 	version, size int
 }
 
-// largeMade caches what LargeRelease made: each is made once per process
+// largeMade caches what largeRelease made: each is made once per process
 // (making one takes longer than storing it) and copied for each caller.
 var largeMade struct {
 	sync.Mutex
@@ -45,7 +35,8 @@ type largeEntry struct {
 	size int   // of r's JSON
 }
 
-// largeRelease is LargeRelease, with the entry it copied.
+// largeRelease returns a copy of revision version of a release whose JSON
+// is at least size bytes (fixture.SizedRelease), with the entry it copied.
 func largeRelease(t testing.TB, name, ns string, version, size int) (*release.Release, *largeEntry) {
 	t.Helper()
 	k := largeKey{name, ns, version, size}
@@ -60,35 +51,10 @@ func largeRelease(t testing.TB, name, ns string, version, size int) (*release.Re
 	}
 	largeMade.Unlock()
 	e.once.Do(func() {
-		e.r, e.size = makeLargeRelease(name, ns, version, size)
-		if e.r != nil {
-			e.enc = splitOf(t, e.r, false)
-		}
+		e.r, e.size = fixture.SizedRelease(name, ns, version, size)
+		e.enc = splitOf(t, e.r, false)
 	})
-	if e.r == nil {
-		t.Fatalf("could not make a release of %d bytes", size)
-	}
 	return copyRelease(e.r), e
-}
-
-func makeLargeRelease(name, ns string, version, size int) (*release.Release, int) {
-	g := fixture.New(42)
-	opts := fixture.LargeChartOptions
-	opts.CRDs = size/(3*opts.CRDSize/2)*3/4 + 1
-	ch := g.Chart(opts)
-	r := g.Release(name, ns, version, ch, g.Values(40), release.StatusDeployed, size/8)
-	for {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return nil, 0
-		}
-		if len(b) >= size {
-			return r, len(b)
-		}
-		// Grow the chart until the release is big enough.
-		extra := g.Chart(fixture.ChartOptions{Name: "x", Version: "1", CRDs: 4, CRDSize: 300000})
-		ch.Files = append(ch.Files, extra.Files...)
-	}
 }
 
 // copyRelease returns a copy of r that shares nothing a store could change
@@ -176,7 +142,7 @@ func testLargeRelease(t *testing.T, h Harness) {
 	if _, err := s.Get(key("huge", 2)); !errors.Is(err, helm3.ErrReleaseNotFound) {
 		t.Fatalf("get after delete: %v", err)
 	}
-	if st, ok := stats(t, s); ok && (st.Releases != 0 || st.TotalParts() != 0) {
+	if st := stats(t, s); st.Releases != 0 || st.TotalParts() != 0 {
 		t.Fatalf("after deleting everything the store holds %+v", st)
 	}
 }

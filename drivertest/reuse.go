@@ -2,7 +2,6 @@ package drivertest
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -11,27 +10,18 @@ import (
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
-// ErrStatsUnsupported may be returned by Store.Stats of a driver that cannot
-// count its parts; the part-reuse tests are then skipped.
-var ErrStatsUnsupported = errors.New("stats unsupported")
-
-func stats(t testing.TB, s helm3.Store) (helm3.Stats, bool) {
+// stats returns what s holds, failing t if it cannot say.
+func stats(t testing.TB, s helm3.Store) helm3.Stats {
 	t.Helper()
 	st, err := s.Stats(context.Background())
-	if errors.Is(err, ErrStatsUnsupported) {
-		return st, false
-	}
 	if err != nil {
 		t.Fatalf("stats: %v", err)
 	}
-	return st, true
+	return st
 }
 
 func testPartReuse(t *testing.T, h Harness) {
 	s := h.open(t)
-	if _, ok := stats(t, s); !ok {
-		t.Skip("the driver does not report stats")
-	}
 	g := fixture.New(7)
 	ch := g.Chart(fixture.ChartOptions{Name: "reuse", Version: "1.0.0", Templates: 30, TemplateSize: 2000, CRDs: 2, CRDSize: 40000, ValueKeys: 20})
 	values := make([]map[string]interface{}, 12)
@@ -49,7 +39,7 @@ func testPartReuse(t *testing.T, h Harness) {
 	}
 	want := func(what string, s helm3.Store, releases, charts, vals, manifests int) {
 		t.Helper()
-		st, _ := stats(t, s)
+		st := stats(t, s)
 		if st.Releases != releases || st.Parts["chart"] != charts || st.Parts["values"] != vals || st.Parts["manifest"] != manifests {
 			t.Fatalf("%s: store holds %d releases and parts %v; want %d releases, %d chart, %d values, %d manifest parts",
 				what, st.Releases, st.Parts, releases, charts, vals, manifests)
@@ -61,7 +51,7 @@ func testPartReuse(t *testing.T, h Harness) {
 		mustCreate(t, a, mk("team-a", v, values[v-1]))
 	}
 	want("install + 10 values-only upgrades", a, 11, 1, 11, 11)
-	one, _ := stats(t, a)
+	one := stats(t, a)
 
 	// A rollback reuses the values of the revision it returns to.
 	mustCreate(t, a, mk("team-a", 12, values[2]))

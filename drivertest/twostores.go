@@ -85,9 +85,6 @@ func (g *twoStoresGen) release(ns, name string, v int, like *release.Release) *r
 // data is stale.
 func testTwoStores(t *testing.T, h Harness) {
 	orig := h.open(t)
-	if _, ok := stats(t, orig); !ok {
-		t.Skip("the driver does not report stats")
-	}
 	reopen := func() helm3.Store {
 		if h.Reopen == nil {
 			t.Skip("Harness.Reopen is not set: the driver cannot be checked with several stores over one set of data")

@@ -3,35 +3,35 @@ package redis_test
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // The benchmarks run Helm's SQL driver on the local PostgreSQL and this
 // backend on a standalone Redis and on a 3-primary Cluster, in the same run,
 // on the same fixtures as sql's benchmarks (the kube-prometheus-stack-shaped
-// release of fixture.Stack, ~2.2 MB of JSON), through drivertest.Bench.
+// release of fixture.Stack, ~2.2 MB of JSON), through benchmarks.Bench.
 
-var bench = drivertest.Bench{Targets: benchTargets, CPU: true}
+var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 
 // redisTarget is this backend on the server base names, under a fresh key
 // prefix for every run.
-func redisTarget(name string, base func(testing.TB) string) drivertest.BenchTarget {
-	return drivertest.StoreTarget(name, func(b *testing.B, opts ...helm3.Option) helm3.Store {
+func redisTarget(name string, base func(testing.TB) string) benchmarks.Target {
+	return benchmarks.StoreTarget(name, func(b *testing.B, opts ...helm3.Option) helm3.Store {
 		return openStore(b, withPrefix(b, base(b)), opts...)
 	})
 }
 
-func benchTargets(*testing.B) []drivertest.BenchTarget {
-	return []drivertest.BenchTarget{
-		drivertest.HelmSQLTarget(testenv.PostgresUnmanaged),
+func benchTargets(*testing.B) []benchmarks.Target {
+	return []benchmarks.Target{
+		benchmarks.HelmSQLTarget(testenv.PostgresUnmanaged),
 		redisTarget("redis", testenv.Redis),
 		redisTarget("redis-cluster", testenv.SharedRedisCluster),
 	}
 }
 
-// Each benchmark runs its drivertest.Bench method (see there what it
+// Each benchmark runs its benchmarks.Bench method (see there what it
 // times) on Helm's SQL driver, then on redis and redis-cluster, cold and
 // warm for the reads.
 

@@ -16,7 +16,11 @@ import (
 
 func openStore(t testing.TB, conn string, opts ...helm3.Option) helm3.Store {
 	t.Helper()
-	return drivertest.Open(t, redis.Name, conn, opts...)
+	s, err := helm3.Open(context.Background(), redis.Name, conn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // withPrefix returns conn with a fresh key prefix: stores opened on it see
@@ -41,13 +45,13 @@ func harness(base func(t testing.TB) string, opts ...helm3.Option) drivertest.Ha
 	var mu sync.Mutex
 	conns := map[helm3.Store]string{}
 	made := map[testing.TB]string{} // the connection string being opened, by test
-	h := drivertest.ConnectionStringHarness(redis.Name, func(t testing.TB) string {
+	h := drivertest.ConnectionStrings{Name: redis.Name, New: func(t testing.TB) string {
 		c := withPrefix(t, base(t))
 		mu.Lock()
 		made[t] = c
 		mu.Unlock()
 		return c
-	}, opts...)
+	}, Options: opts}.Harness()
 	open := h.Open
 	h.Open = func(t *testing.T) helm3.Store {
 		s := open(t)

@@ -4,13 +4,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testenv.StopRedisServers()
-	drivertest.DropHelmSQL()
+	benchmarks.DropHelmSQL()
 	os.Exit(code)
 }

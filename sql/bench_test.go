@@ -6,15 +6,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-// The benchmarks are drivertest.Bench's, on Helm's own SQL driver and on
+// The benchmarks are benchmarks.Bench's, on Helm's own SQL driver and on
 // each of our dialects (postgres and mysql on the local servers, sqlite in
 // a file), in the same run, on the 2.2 MB release of fixture.Stack.
-var bench = drivertest.Bench{Targets: benchTargets, CPU: true}
+var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 
 // BenchmarkCreate stores one values-only upgrade of the 2.2 MB release per
 // op and reports the bytes each revision adds to the store.
@@ -27,14 +27,14 @@ func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
 // TestMain drops what the benchmarks' Helm SQL driver left.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	drivertest.DropHelmSQL()
+	benchmarks.DropHelmSQL()
 	os.Exit(code)
 }
 
 // ourTarget is our store registered as name, on a fresh database conn
 // names for every run.
-func ourTarget(name string, conn func(b *testing.B) string) drivertest.BenchTarget {
-	return drivertest.StoreTarget(name, func(b *testing.B, opts ...helm3.Option) helm3.Store {
+func ourTarget(name string, conn func(b *testing.B) string) benchmarks.Target {
+	return benchmarks.StoreTarget(name, func(b *testing.B, opts ...helm3.Option) helm3.Store {
 		s, err := helm3.Open(context.Background(), name, conn(b), opts...)
 		if err != nil {
 			b.Fatal(err)
@@ -44,9 +44,9 @@ func ourTarget(name string, conn func(b *testing.B) string) drivertest.BenchTarg
 }
 
 // benchTargets are Helm's SQL driver and our three dialects.
-func benchTargets(b *testing.B) []drivertest.BenchTarget {
-	return []drivertest.BenchTarget{
-		drivertest.HelmSQLTarget(testenv.PostgresUnmanaged),
+func benchTargets(b *testing.B) []benchmarks.Target {
+	return []benchmarks.Target{
+		benchmarks.HelmSQLTarget(testenv.PostgresUnmanaged),
 		ourTarget("postgres", func(b *testing.B) string { return testenv.Postgres(b) }),
 		ourTarget("mysql", func(b *testing.B) string { return testenv.MySQL(b) }),
 		ourTarget("sqlite", func(b *testing.B) string { return filepath.Join(b.TempDir(), "helm.db") }),

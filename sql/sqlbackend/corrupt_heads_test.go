@@ -9,8 +9,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/releasecheck"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
@@ -68,7 +68,7 @@ func TestGarbledHeadRow(t *testing.T) {
 				if !sawGood || !sawBad || len(hs) != 2 {
 					t.Fatalf("heads: %d (good %v, bad %v); want both", len(hs), sawGood, sawBad)
 				}
-				drivertest.WantListed(t, s, "good")
+				releasecheck.WantListed(t, s, "good")
 
 				h, _, err := b.Delete(ctx, "default", sqltest.Key("bad", 1), func(driver.Digest) bool { return false })
 				if err != nil {

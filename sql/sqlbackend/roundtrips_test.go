@@ -8,8 +8,9 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/releasecheck"
 )
 
 // TestColdReadsOneQuery checks, on PostgreSQL and MySQL, that a store with
@@ -27,7 +28,7 @@ func TestColdReadsOneQuery(t *testing.T) {
 			w, _ := openStore(t, c.name, conn)
 			var rs []*release.Release
 			for v := 1; v <= 4; v++ {
-				r := drivertest.ValuesOnlyRelease("app", ns, v)
+				r := fixture.ValuesOnlyRelease("app", ns, v)
 				if v < 4 {
 					r.Info.Status = release.StatusSuperseded
 				}
@@ -98,7 +99,7 @@ func encodeAll(t *testing.T, rs []*release.Release) string {
 	b, err := json.Marshal(func() []*release.Release {
 		out := make([]*release.Release, len(rs))
 		for i, r := range rs {
-			out[i] = drivertest.Normalize(t, r)
+			out[i] = releasecheck.Normalize(t, r)
 		}
 		return out
 	}())

@@ -1,4 +1,4 @@
-package drivertest
+package benchmarks
 
 import (
 	"database/sql"
@@ -25,8 +25,8 @@ var helmSQL struct {
 // and a function that drops it; it is called once per process, and
 // DropHelmSQL (from TestMain, after m.Run) drops the schema. B/rev is the
 // size of what the driver stores: its release bodies and custom labels.
-func HelmSQLTarget(connect func(testing.TB) (conn string, drop func())) BenchTarget {
-	return BenchTarget{Name: "helm-sql", Open: func(b *testing.B, _ bool) BenchStore {
+func HelmSQLTarget(connect func(testing.TB) (conn string, drop func())) Target {
+	return Target{Name: "helm-sql", Open: func(b *testing.B, _ bool) Store {
 		helmSQL.Lock()
 		if helmSQL.conn == "" {
 			conn, drop := connect(b)
@@ -63,7 +63,7 @@ func HelmSQLTarget(connect func(testing.TB) (conn string, drop func())) BenchTar
 			}
 			return n
 		}
-		return BenchStore{View: view, Stored: stored}
+		return Store{View: view, Stored: stored}
 	}}
 }
 

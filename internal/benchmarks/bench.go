@@ -1,9 +1,14 @@
-package drivertest
+// Package benchmarks is the benchmark loop every backend's benchmarks share
+// (writes, reads cold and warm, bytes per revision), run beside Helm's own
+// SQL driver (HelmSQLTarget) in the same process, so that every backend
+// measures the same operations on the same releases. The providers'
+// bench_test.go files use it; it is for benchmarks only (it imports
+// testing).
+package benchmarks
 
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -21,25 +26,25 @@ import (
 // benchmark (Create, Upgrade, Get, History, Deployed, List), with one
 // sub-benchmark per target, named after it. Use it as
 //
-//	var bench = drivertest.Bench{Targets: benchTargets, CPU: true}
+//	var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 //
 //	func BenchmarkGet(b *testing.B) { bench.Get(b) }
 //
 // The write benchmarks report B/rev, the bytes the store adds (or writes)
-// per revision, from BenchStore.Stored; with CPU set every benchmark also
-// reports cpu-ms/op, the process's CPU time per operation; BenchStore.Counters
+// per revision, from Store.Stored; with CPU set every benchmark also
+// reports cpu-ms/op, the process's CPU time per operation; Store.Counters
 // adds counts of the store's own (round trips, request charge) per operation.
 type Bench struct {
 	// Targets returns the stores to compare, in the order their
 	// sub-benchmarks run. It is called once per benchmark, with the
 	// top-level b.
-	Targets func(b *testing.B) []BenchTarget
+	Targets func(b *testing.B) []Target
 
 	// Revisions returns n successive revisions (1..n) of release name in
 	// namespace ns, each a values-only upgrade of the one before. The
 	// read benchmarks store them all superseded but the last, deployed;
 	// Upgrade stores revision 1 deployed; Create stores them as returned.
-	// Default: StackRevisions.
+	// Default: fixture.StackRevisions.
 	Revisions func(name, ns string, n int) []*release.Release
 
 	// CPU reports cpu-ms/op, the CPU time of the whole process (user and
@@ -47,9 +52,9 @@ type Bench struct {
 	CPU bool
 }
 
-// BenchTarget is one store the benchmarks run on: a helmstore backend, or
+// Target is one store the benchmarks run on: a helmstore backend, or
 // the Helm driver it is compared with.
-type BenchTarget struct {
+type Target struct {
 	// Name names the target's sub-benchmarks: Name for the write
 	// benchmarks, Name-cold and Name-warm for the reads of a ColdWarm
 	// target, Name for the reads of any other.
@@ -63,13 +68,13 @@ type BenchTarget struct {
 	// Open returns the store one run of a sub-benchmark uses, empty of the
 	// release it names, with its part cache on or off (cache is true for
 	// the write benchmarks and for Name-warm). Open may return views of a
-	// store it opened before, as long as BenchStore.Release names a
+	// store it opened before, as long as Store.Release names a
 	// release no earlier run used (and b.Cleanup removes it).
-	Open func(b *testing.B, cache bool) BenchStore
+	Open func(b *testing.B, cache bool) Store
 }
 
-// BenchStore is the store of one run of a sub-benchmark.
-type BenchStore struct {
+// Store is the store of one run of a sub-benchmark.
+type Store struct {
 	// View returns the store scoped to namespace ns ("" for all).
 	View func(ns string) helmdriver.Driver
 
@@ -93,36 +98,16 @@ type BenchStore struct {
 	Counters func() map[string]float64
 }
 
-// stack is the chart shaped like kube-prometheus-stack that the benchmarks
-// store (2.2 MB of release JSON, 89% chart; see fixture.Stack).
-var stack = sync.OnceValue(func() *fixture.Stack { return fixture.NewStack(1) })
-
-// StackRevisions returns n successive revisions of release name in ns of
-// the chart shaped like kube-prometheus-stack (fixture.Stack, ~2.2 MB of
-// JSON), as values-only `helm upgrade`s produce them: the same chart, new
-// values (the image tag, a replica count) and a manifest of which 3 lines
-// of 5,900 change; every revision but the last superseded.
-func StackRevisions(name, ns string, n int) []*release.Release {
-	out := make([]*release.Release, n)
-	for i := range out {
-		out[i] = stack().Release(name, ns, i+1)
-		if i < n-1 {
-			out[i].Info.Status = release.StatusSuperseded
-		}
-	}
-	return out
-}
-
 func (bn Bench) revisions(name, ns string, n int) []*release.Release {
 	if bn.Revisions != nil {
 		return bn.Revisions(name, ns, n)
 	}
-	return StackRevisions(name, ns, n)
+	return fixture.StackRevisions(name, ns, n)
 }
 
 func benchKey(name string, v int) string { return fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, v) }
 
-func (s BenchStore) release() string {
+func (s Store) release() string {
 	if s.Release == "" {
 		return "app"
 	}
@@ -132,7 +117,7 @@ func (s BenchStore) release() string {
 // timed runs op b.N times (i from 0) in the timer, with the metrics the
 // bench reports per operation; after, if set, runs after each op outside
 // the timer.
-func (bn Bench) timed(b *testing.B, s BenchStore, op func(i int) error, after func(i int)) {
+func (bn Bench) timed(b *testing.B, s Store, op func(i int) error, after func(i int)) {
 	var before map[string]float64
 	if s.Counters != nil {
 		before = s.Counters()
@@ -337,8 +322,8 @@ func (bn Bench) List(b *testing.B) {
 // and warm for the reads: open returns a new, empty store with opts (the
 // cold one gets helm3.WithCacheBytes(0)) for each run, which the run
 // closes after. B/rev is the growth of the store's Stats (heads and parts).
-func StoreTarget(name string, open func(b *testing.B, opts ...helm3.Option) helm3.Store) BenchTarget {
-	return BenchTarget{Name: name, ColdWarm: true, Open: func(b *testing.B, cache bool) BenchStore {
+func StoreTarget(name string, open func(b *testing.B, opts ...helm3.Option) helm3.Store) Target {
+	return Target{Name: name, ColdWarm: true, Open: func(b *testing.B, cache bool) Store {
 		var opts []helm3.Option
 		if !cache {
 			opts = append(opts, helm3.WithCacheBytes(0))
@@ -352,6 +337,6 @@ func StoreTarget(name string, open func(b *testing.B, opts ...helm3.Option) helm
 			}
 			return st.StoredBytes()
 		}
-		return BenchStore{View: func(ns string) helmdriver.Driver { return s.Namespace(ns) }, Stored: stored}
+		return Store{View: func(ns string) helmdriver.Driver { return s.Namespace(ns) }, Stored: stored}
 	}}
 }
