@@ -15,7 +15,7 @@ import (
 // SQL driver on the local PostgreSQL and on this backend on the Cosmos DB
 // test server, in the same run, on the 2.2 MB release of fixture.Stack.
 // The test server is a Node process on loopback, so its times say little
-// about Azure; what carries over are the counts this backend's Counter
+// about Azure; what carries over are the counts this backend's counter
 // takes of every request it sends, reported per operation:
 //
 //   - roundtrips/op: HTTP requests, the background commit of a write
@@ -47,7 +47,7 @@ func cosmosTarget() benchmarks.Target {
 		if !cache {
 			opts = append(opts, helm3.WithCacheBytes(0))
 		}
-		c := new(Counter)
+		c := new(counter)
 		s, be := openTest(b, connString(b), options{counter: c}, opts...)
 		b.Cleanup(func() { s.Close() })
 		return benchmarks.Store{

@@ -107,7 +107,7 @@ func TestThrottling(t *testing.T) {
 	direct, _ := openTest(t, conn, options{}) // creates the container
 	defer direct.Close()
 	p := newFaultProxy(t, testenv.Cosmos(t))
-	var c Counter
+	var c counter
 	s, _ := openTest(t, p.proxied(conn), options{counter: &c}, helm3.WithTimeout(20*time.Second))
 	defer s.Close()
 	ns := s.Namespace("throttle")

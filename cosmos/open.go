@@ -37,7 +37,7 @@ const (
 
 // options are what tests change when opening a store.
 type options struct {
-	counter *Counter
+	counter *counter
 	observe func(kind cas.Kind, size int)
 	hooks   *cas.Hooks
 	// protocol, if set, replaces the protocol's configuration (sizes,

@@ -20,7 +20,7 @@ import (
 // upgrade's Create: 4 requests in 2 steps, one over the 1 + new
 // parts = 3 requests: see docs/cosmos.md, "Round trips per Helm operation").
 func TestRoundTrips(t *testing.T) {
-	var c Counter
+	var c counter
 	conn := connString(t)
 	s, b := openTest(t, conn, options{counter: &c})
 	defer s.Close()
@@ -127,7 +127,7 @@ func TestRoundTrips(t *testing.T) {
 // (a response body left unread, keep-alive off, a transport per request)
 // would open one per request.
 func TestConnectionsReused(t *testing.T) {
-	var c Counter
+	var c counter
 	s, b := openTest(t, connString(t), options{counter: &c}, helm3.WithCacheBytes(0))
 	defer s.Close()
 	ns := s.Namespace("conns")
@@ -162,7 +162,7 @@ func TestConnectionsReused(t *testing.T) {
 // commit in the background. (With user values too large to embed whole,
 // their delta's keyframe takes a fourth: TestRoundTrips.)
 func TestCreateBound(t *testing.T) {
-	var c Counter
+	var c counter
 	s, b := openTest(t, connString(t), options{counter: &c})
 	defer s.Close()
 	ns := s.Namespace("bound")

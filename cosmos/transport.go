@@ -14,10 +14,10 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
 
-// Counter counts the HTTP round trips a store makes, the sequential steps
+// counter counts the HTTP round trips a store makes, the sequential steps
 // they took, and the request charge (RU, from the x-ms-request-charge
 // header) the service reports.
-type Counter struct {
+type counter struct {
 	trips     atomic.Int64
 	milliRU   atomic.Int64
 	throttled atomic.Int64
@@ -33,14 +33,14 @@ type Counter struct {
 // longest chain of requests each sent after the one before it was
 // answered. Requests in flight together count as one step: it is the
 // latency an operation pays, in round trips.
-func (c *Counter) Steps() int {
+func (c *counter) Steps() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.steps
 }
 
 // start returns the step of a request being sent now.
-func (c *Counter) start() int {
+func (c *counter) start() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d := c.done + 1
@@ -49,28 +49,28 @@ func (c *Counter) start() int {
 }
 
 // finish records that a request of step d was answered.
-func (c *Counter) finish(d int) {
+func (c *counter) finish(d int) {
 	c.mu.Lock()
 	c.done = max(c.done, d)
 	c.mu.Unlock()
 }
 
 // RoundTrips returns the HTTP requests sent so far.
-func (c *Counter) RoundTrips() int64 { return c.trips.Load() }
+func (c *counter) RoundTrips() int64 { return c.trips.Load() }
 
 // RequestCharge returns the request units the service reported so far.
-func (c *Counter) RequestCharge() float64 { return float64(c.milliRU.Load()) / 1000 }
+func (c *counter) RequestCharge() float64 { return float64(c.milliRU.Load()) / 1000 }
 
 // Connections returns the connections opened so far (each a TCP connect
 // and TLS handshake: round trips that RoundTrips does not count). A client
 // reusing its connections opens about as many as it sends requests at once.
-func (c *Counter) Connections() int64 { return c.conns.Load() }
+func (c *counter) Connections() int64 { return c.conns.Load() }
 
 // Throttled returns the 429 answers received so far.
-func (c *Counter) Throttled() int64 { return c.throttled.Load() }
+func (c *counter) Throttled() int64 { return c.throttled.Load() }
 
 // Reset sets the counts to zero.
-func (c *Counter) Reset() {
+func (c *counter) Reset() {
 	c.trips.Store(0)
 	c.milliRU.Store(0)
 	c.throttled.Store(0)
@@ -83,7 +83,7 @@ func (c *Counter) Reset() {
 // countingTransport is the HTTP transport of the SDK, counting.
 type countingTransport struct {
 	next policy.Transporter
-	c    *Counter
+	c    *counter
 }
 
 func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
