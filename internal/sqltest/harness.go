@@ -11,11 +11,8 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/engine"
-
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
 // Open opens the store name at conn, failing t if it cannot.
@@ -77,10 +74,7 @@ func mysqlAddrs(conn string, proxy drivertest.ProxyFunc) (string, error) {
 // Wipe deletes every row of the store's tables behind its back, as a
 // restore of an empty database would; the schema stays.
 func Wipe(t *testing.T, s helm3.Store) {
-	b, ok := engine.Of(s).Backend().(*sqlbackend.Backend)
-	if !ok {
-		t.Fatalf("%T is not a SQL store", s)
-	}
+	b := BackendOf(t, s)
 	for _, table := range []string{"helmstore_part_chunks", "helmstore_parts", "helmstore_labels", "helmstore_releases"} {
 		if _, err := b.DB().ExecContext(context.Background(), "DELETE FROM "+table); err != nil {
 			t.Fatalf("wipe %s: %v", table, err)

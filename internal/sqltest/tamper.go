@@ -5,26 +5,19 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/engine"
-
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
 // Tamper returns the conformance suite's Tamperer over the database of s, a
 // store of any SQL dialect: it edits rows directly, as a hand edit or a bad
 // restore would.
 func Tamper(t *testing.T, s helm3.Store) drivertest.Tamperer {
-	b, ok := engine.Of(s).Backend().(*sqlbackend.Backend)
-	if !ok {
-		t.Fatalf("%T is not a SQL store", s)
-	}
-	return tamperer{b}
+	return tamperer{BackendOf(t, s)}
 }
 
-type tamperer struct{ b *sqlbackend.Backend }
+type tamperer struct{ b Backend }
 
 func (tp tamperer) exec(ctx context.Context, q string, args ...any) (int64, error) {
 	res, err := tp.b.DB().ExecContext(ctx, tp.b.Dialect().Rebind(q), args...)

@@ -8,23 +8,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/engine"
-
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
 // openStore opens a mysql store and returns it with its backend.
-func openStore(t *testing.T, dsn string) (helm3.Store, *sqlbackend.Backend) {
+func openStore(t *testing.T, dsn string) (helm3.Store, sqltest.Backend) {
 	t.Helper()
 	s := sqltest.Open(t, "mysql", dsn)
 	t.Cleanup(func() { s.Close() })
-	return s, engine.Of(s).Backend().(*sqlbackend.Backend)
+	return s, sqltest.BackendOf(t, s)
 }
 
 // A part larger than max_allowed_packet (random bytes do not compress) is

@@ -6,20 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/engine"
-
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
 // openBackend opens a postgres store and returns it with its backend.
-func openBackend(t *testing.T, conn string, opts ...helm3.Option) (helm3.Store, *sqlbackend.Backend) {
+func openBackend(t *testing.T, conn string, opts ...helm3.Option) (helm3.Store, sqltest.Backend) {
 	t.Helper()
 	s := sqltest.Open(t, "postgres", conn, opts...)
 	t.Cleanup(func() { s.Close() })
-	return s, engine.Of(s).Backend().(*sqlbackend.Backend)
+	return s, sqltest.BackendOf(t, s)
 }
 
 // Every PostgreSQL statement is bounded on the server by the store's
@@ -28,7 +25,7 @@ func openBackend(t *testing.T, conn string, opts ...helm3.Option) (helm3.Store, 
 // which refuses the connection).
 func TestPostgresServerSideBounds(t *testing.T) {
 	ctx := context.Background()
-	show := func(b *sqlbackend.Backend) string {
+	show := func(b sqltest.Backend) string {
 		var v string
 		if err := b.DB().QueryRowContext(ctx, "SHOW statement_timeout").Scan(&v); err != nil {
 			t.Fatal(err)

@@ -12,9 +12,10 @@ import (
 	"github.com/helmstore/helmstore/driver"
 )
 
-// Backend is driver.Backend over a database/sql pool and a Dialect: what
-// Open returns, and what the engine under a SQL store holds.
-type Backend struct {
+// backend is driver.Backend over a database/sql pool and a Dialect: what
+// Open returns, and what the engine under a SQL store holds. Tests reach
+// its pool and dialect through DB and Dialect (internal/sqltest.BackendOf).
+type backend struct {
 	db *stdsql.DB
 	d  *Dialect
 	// retries bounds how often a transaction that hit a deadlock, a
@@ -32,27 +33,27 @@ type Backend struct {
 	queries atomic.Int64
 }
 
-var _ driver.Backend = (*Backend)(nil)
+var _ driver.Backend = (*backend)(nil)
 
 const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base, body`
 
 // DB returns the connection pool the backend uses.
-func (b *Backend) DB() *stdsql.DB { return b.db }
+func (b *backend) DB() *stdsql.DB { return b.db }
 
 // Dialect returns the backend's dialect.
-func (b *Backend) Dialect() *Dialect { return b.d }
+func (b *backend) Dialect() *Dialect { return b.d }
 
 // Close closes the connection pool.
-func (b *Backend) Close() error { return b.db.Close() }
+func (b *backend) Close() error { return b.db.Close() }
 
 // tx runs fn in a transaction, again (with backoff) when the dialect calls
 // the failure retryable. Any other error, and fn's own, is returned as is,
 // wrapped with driver.ErrUnavailable if the server failed (classify).
-func (b *Backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
+func (b *backend) tx(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 	return b.classify(b.retry(ctx, fn))
 }
 
-func (b *Backend) retry(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
+func (b *backend) retry(ctx context.Context, fn func(tx *stdsql.Tx) error) error {
 	var err error
 	for attempt := 0; ; attempt++ {
 		err = b.tryTx(ctx, attempt, fn)
@@ -72,7 +73,7 @@ func (b *Backend) retry(ctx context.Context, fn func(tx *stdsql.Tx) error) error
 	}
 }
 
-func (b *Backend) tryTx(ctx context.Context, attempt int, fn func(tx *stdsql.Tx) error) error {
+func (b *backend) tryTx(ctx context.Context, attempt int, fn func(tx *stdsql.Tx) error) error {
 	tx, err := b.db.BeginTx(ctx, b.d.TxOptions)
 	if err != nil {
 		return err
@@ -95,11 +96,11 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error)
 }
 
-func (b *Backend) exec(ctx context.Context, q querier, query string, args ...any) (stdsql.Result, error) {
+func (b *backend) exec(ctx context.Context, q querier, query string, args ...any) (stdsql.Result, error) {
 	return q.ExecContext(ctx, b.d.Rebind(query), args...)
 }
 
-func (b *Backend) query(ctx context.Context, q querier, query string, args ...any) (*stdsql.Rows, error) {
+func (b *backend) query(ctx context.Context, q querier, query string, args ...any) (*stdsql.Rows, error) {
 	b.queries.Add(1)
 	return q.QueryContext(ctx, b.d.Rebind(query), args...)
 }

@@ -37,7 +37,7 @@ func (e *deniedError) Unwrap() []error { return []error{e.err, driver.ErrAccessD
 // connection to it (unavailable), so that a store whose server is down or
 // refuses it never reports "not found"; any other error (nil included) is
 // returned as it is.
-func (b *Backend) classify(err error) error {
+func (b *backend) classify(err error) error {
 	switch {
 	case err == nil, errors.Is(err, driver.ErrUnavailable), errors.Is(err, driver.ErrAccessDenied):
 		return err
@@ -56,7 +56,7 @@ func (b *Backend) classify(err error) error {
 // killed session, a statement timeout). Context cancellation by the
 // caller, a constraint violation, a syntax error, a permission denied are
 // not.
-func (b *Backend) unavailable(err error) bool {
+func (b *backend) unavailable(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
 	switch {

@@ -8,26 +8,30 @@ import (
 // What this package's external tests (which open stores through the
 // dialect packages, so cannot be internal) use of its internals.
 
+// Backend is the backend Open returns, for the tests to assert a store's
+// backend to (engine.Of(s).Backend().(*sqlbackend.Backend)).
+type Backend = backend
+
 // Deadlocks returns how many deadlocks the database reported to b's write
 // transactions, retried or not.
-func (b *Backend) Deadlocks() int64 { return b.deadlocks.Load() }
+func (b *backend) Deadlocks() int64 { return b.deadlocks.Load() }
 
 // Queries returns how many queries b has run.
-func (b *Backend) Queries() int64 { return b.queries.Load() }
+func (b *backend) Queries() int64 { return b.queries.Load() }
 
 // SetBeforeCommit makes fn run inside every write transaction of b just
 // before it commits (attempt counts the runs of one transaction from 0).
-func (b *Backend) SetBeforeCommit(fn func(ctx context.Context, tx *stdsql.Tx, attempt int) error) {
+func (b *backend) SetBeforeCommit(fn func(ctx context.Context, tx *stdsql.Tx, attempt int) error) {
 	b.beforeCommit = fn
 }
 
 // Exec runs a statement written with ? placeholders on b's pool.
-func (b *Backend) Exec(ctx context.Context, query string, args ...any) (stdsql.Result, error) {
+func (b *backend) Exec(ctx context.Context, query string, args ...any) (stdsql.Result, error) {
 	return b.exec(ctx, b.db, query, args...)
 }
 
 // StoredRefs returns the reference count of every part stored in ns.
-func (b *Backend) StoredRefs(ctx context.Context, ns string) (map[string]int, error) {
+func (b *backend) StoredRefs(ctx context.Context, ns string) (map[string]int, error) {
 	rows, err := b.query(ctx, b.db, "SELECT digest, refs FROM helmstore_parts WHERE namespace = ?", ns)
 	if err != nil {
 		return nil, err
@@ -37,18 +41,18 @@ func (b *Backend) StoredRefs(ctx context.Context, ns string) (map[string]int, er
 
 // BeginTx begins a transaction on b's pool as b's writes do (at the
 // dialect's isolation level), for tests that hold row locks.
-func (b *Backend) BeginTx(ctx context.Context) (*stdsql.Tx, error) {
+func (b *backend) BeginTx(ctx context.Context) (*stdsql.Tx, error) {
 	return b.db.BeginTx(ctx, b.d.TxOptions)
 }
 
 // ExecTx runs a statement written with ? placeholders in tx.
-func (b *Backend) ExecTx(ctx context.Context, tx *stdsql.Tx, query string, args ...any) (stdsql.Result, error) {
+func (b *backend) ExecTx(ctx context.Context, tx *stdsql.Tx, query string, args ...any) (stdsql.Result, error) {
 	return b.exec(ctx, tx, query, args...)
 }
 
 // QueryInt runs a query written with ? placeholders on b's pool and
 // returns the integer it answers.
-func (b *Backend) QueryInt(ctx context.Context, query string, args ...any) (int, error) {
+func (b *backend) QueryInt(ctx context.Context, query string, args ...any) (int, error) {
 	rows, err := b.query(ctx, b.db, query, args...)
 	if err != nil {
 		return 0, err

@@ -78,7 +78,7 @@ func scanHeads(rows *stdsql.Rows) ([]*driver.Head, error) {
 // Heads returns the heads matching q in one query; custom labels are matched
 // by the database through the indexed labels table. With q.Frames the same
 // statement reads the frames of the heads' parts (headsWithFrames).
-func (b *Backend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
+func (b *backend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
 	query, args := headQuery(q)
 	if q.Frames && !b.d.InProcess {
 		hs, err := b.headsWithFrames(ctx, query, args)
@@ -103,7 +103,7 @@ func (b *Backend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, er
 // (release_key the digest, version the seq, body the data); the statement
 // has no ORDER BY, which would sort the chunks' bytes: heads are sorted
 // here, chunks joined by seq.
-func (b *Backend) headsWithFrames(ctx context.Context, query string, args []any) ([]*driver.Head, error) {
+func (b *backend) headsWithFrames(ctx context.Context, query string, args []any) ([]*driver.Head, error) {
 	var digests []string
 	for _, col := range []string{"chart_digest", "values_digest", "manifest_digest", "values_base", "manifest_base"} {
 		digests = append(digests, "SELECT namespace, "+col+" AS d FROM h")
@@ -237,7 +237,7 @@ func prefixed(p, cols string) string {
 }
 
 // lockHead reads and locks the head stored under ns and key.
-func (b *Backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (*driver.Head, error) {
+func (b *backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (*driver.Head, error) {
 	rows, err := b.query(ctx, tx, "SELECT "+headColumns+" FROM helmstore_releases WHERE namespace = ? AND release_key = ?"+b.d.ForUpdate, ns, key)
 	if err != nil {
 		return nil, err

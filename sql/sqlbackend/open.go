@@ -28,7 +28,7 @@ const (
 // connection string into a connector and its Dialect: it opens a pool on
 // connector, checks the connection, lets the dialect adapt itself to the
 // database (Dialect.Prepare, on d, a copy), brings the schema up to date
-// (under the dialect's migration lock) and returns the Backend, all within
+// (under the dialect's migration lock) and returns the backend, all within
 // cfg.Timeout. Close closes the pool, and so does a failed Open. A failure to reach the server wraps
 // driver.ErrUnavailable.
 func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *driver.Config) (driver.Backend, error) {
@@ -39,7 +39,7 @@ func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *dr
 		db.SetMaxIdleConns(maxIdleConns)
 		db.SetConnMaxLifetime(connMaxLifetime)
 	}
-	b := &Backend{db: db, d: &d, retries: txRetries}
+	b := &backend{db: db, d: &d, retries: txRetries}
 	if cfg.Timeout > 0 {
 		// Open is an operation like any other: bounded, so that a server
 		// that stops answering fails it rather than hanging in a dial,
@@ -56,7 +56,7 @@ func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *dr
 }
 
 // prepare checks the connection, adapts the dialect and migrates.
-func (b *Backend) prepare(ctx context.Context) error {
+func (b *backend) prepare(ctx context.Context) error {
 	if err := b.db.PingContext(ctx); err != nil {
 		return fmt.Errorf("connect: %w", b.classify(err))
 	}

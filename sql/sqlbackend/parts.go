@@ -12,12 +12,12 @@ import (
 )
 
 // Parts reads the chunks of the referenced parts in one query.
-func (b *Backend) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
+func (b *backend) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
 	frames, err := b.readParts(ctx, b.db, refs)
 	return frames, b.classify(err)
 }
 
-func (b *Backend) readParts(ctx context.Context, q querier, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
+func (b *backend) readParts(ctx context.Context, q querier, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
 	if len(refs) == 0 {
 		return map[driver.Digest][]byte{}, nil
 	}
@@ -154,7 +154,7 @@ func (s chunkSet) frames() map[nsDigest][]byte {
 // the database takes a multi-row INSERT's row locks in the order of its
 // rows, and a Create's parts come in kind order (chart, values, manifest).
 // It locks no other part's row (TestWritesLockOnlyTheirParts).
-func (b *Backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*driver.Part) error {
+func (b *backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts []*driver.Part) error {
 	if len(parts) == 0 {
 		return nil
 	}
@@ -231,7 +231,7 @@ func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
 	return refs, rows.Err()
 }
 
-func (b *Backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *driver.Part) error {
+func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *driver.Part) error {
 	for seq, c := range driver.Chunks(p.Frame(), b.d.MaxChunk) {
 		if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)",
 			ns, p.Digest.String(), seq, c); err != nil {
@@ -248,7 +248,7 @@ func (b *Backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *
 // A part new to ns gets its chunks written; a part left with no reference
 // is deleted with its chunks. add and drop are disjoint
 // (driver.DiffParts, driver.PlanDelete).
-func (b *Backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*driver.Part, drop []driver.PartRef) error {
+func (b *backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*driver.Part, drop []driver.PartRef) error {
 	type change struct {
 		d    string
 		part *driver.Part // nil: drop a reference
@@ -293,7 +293,7 @@ func (b *Backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add 
 
 // unref drops one reference from part d in ns, returning the references
 // left; ok is false if ns holds no such part.
-func (b *Backend) unref(ctx context.Context, tx *stdsql.Tx, ns, d string) (refs int, ok bool, err error) {
+func (b *backend) unref(ctx context.Context, tx *stdsql.Tx, ns, d string) (refs int, ok bool, err error) {
 	const upd = "UPDATE helmstore_parts SET refs = refs - 1 WHERE namespace = ? AND digest = ?"
 	var rows *stdsql.Rows
 	if b.d.Returning {

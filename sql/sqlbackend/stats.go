@@ -7,12 +7,12 @@ import (
 )
 
 // Stats counts heads and parts, and sums their stored sizes.
-func (b *Backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+func (b *backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	s, err := b.stats(ctx, ns)
 	return s, b.classify(err)
 }
 
-func (b *Backend) stats(ctx context.Context, ns string) (driver.Stats, error) {
+func (b *backend) stats(ctx context.Context, ns string) (driver.Stats, error) {
 	s := driver.Stats{Parts: map[string]int{}}
 	where, args := "", []any{}
 	if ns != "" {

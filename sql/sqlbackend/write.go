@@ -18,7 +18,7 @@ func labelsJSON(h *driver.Head) (string, error) {
 	return string(b), err
 }
 
-func (b *Backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *driver.Head) error {
+func (b *backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *driver.Head) error {
 	if len(h.Labels) == 0 {
 		return nil
 	}
@@ -53,7 +53,7 @@ const labelBatch = 500
 // namespace no longer holds (its last other head deleted meanwhile) must be
 // written again with the head, and a reference to a part not given would go
 // uncounted.
-func (b *Backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
+func (b *backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	labels, err := labelsJSON(h)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (b *Backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Pa
 // Update replaces the head, its labels when they changed, and the references
 // of parts that changed (driver.DiffParts against the locked old head), in
 // one transaction. The UPDATE leaves created_at as stored.
-func (b *Backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
+func (b *backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	labels, err := labelsJSON(h)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (b *Backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Pa
 // (driver.PlanDelete: a head that does not verify, unreadable or its seal
 // broken, is removed with its labels only, since the parts its digests name
 // may be another release's).
-func (b *Backend) Delete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*driver.Head, map[driver.Digest][]byte, error) {
+func (b *backend) Delete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*driver.Head, map[driver.Digest][]byte, error) {
 	var h *driver.Head
 	var frames map[driver.Digest][]byte
 	err := b.tx(ctx, func(tx *stdsql.Tx) error {
@@ -156,7 +156,7 @@ func (b *Backend) Delete(ctx context.Context, ns, key string, have func(driver.D
 
 // deleteLabels deletes the labels rows of the release stored under ns and
 // key.
-func (b *Backend) deleteLabels(ctx context.Context, tx *stdsql.Tx, ns, key string) error {
+func (b *backend) deleteLabels(ctx context.Context, tx *stdsql.Tx, ns, key string) error {
 	_, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", ns, key)
 	return err
 }
