@@ -25,9 +25,11 @@ type backend struct {
 	// transaction just before it commits.
 	beforeCommit func(ctx context.Context, tx *stdsql.Tx, attempt int) error
 	// deadlocks counts the deadlocks the database reported to write
-	// transactions (retried or not), for tests: writers take their locks
-	// in one order, so there should be none.
+	// transactions (retried or not), each also logged: writers take their
+	// locks in one order, so there should be none.
 	deadlocks atomic.Int64
+	// log is the store's debug log (driver.Config.Log), or nil.
+	log func(format string, v ...interface{})
 	// queries counts the queries run (SELECTs and statements returning
 	// rows), for tests of how many round trips a read takes.
 	queries atomic.Int64
@@ -59,6 +61,9 @@ func (b *backend) retry(ctx context.Context, fn func(tx *stdsql.Tx) error) error
 		err = b.tryTx(ctx, attempt, fn)
 		if err != nil && b.d.isDeadlock(err) {
 			b.deadlocks.Add(1)
+			if b.log != nil {
+				b.log("helmstore: %s reported a deadlock to a write transaction (attempt %d): %v", b.d.Name, attempt+1, err)
+			}
 		}
 		if err == nil || !b.d.IsRetryable(err) || attempt >= b.retries {
 			return err

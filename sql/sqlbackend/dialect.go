@@ -44,9 +44,11 @@ type Dialect struct {
 	// IsRetryable reports a deadlock, serialization failure or lock
 	// timeout: the whole transaction may be run again.
 	IsRetryable func(error) bool
-	// IsDeadlock reports a deadlock the database detected (counted, for
-	// tests: writers lock in one order, so there should be none). Nil: the
-	// database reports none.
+	// IsDeadlock reports a deadlock the database detected: the engine
+	// logs it (driver.Config.Log) before the transaction is run again.
+	// Its writers lock rows in one order, so there should be none: one
+	// logged means another program holds locks on the tables, or a bug.
+	// Nil: the database reports none.
 	IsDeadlock func(error) bool
 	// IsUnavailable reports a failure of the server or of the connection
 	// to it that only the dialect's driver can tell (a server shutting

@@ -39,7 +39,7 @@ func Open(ctx context.Context, connector sqldriver.Connector, d Dialect, cfg *dr
 		db.SetMaxIdleConns(maxIdleConns)
 		db.SetConnMaxLifetime(connMaxLifetime)
 	}
-	b := &backend{db: db, d: &d, retries: txRetries}
+	b := &backend{db: db, d: &d, retries: txRetries, log: cfg.Log}
 	if cfg.Timeout > 0 {
 		// Open is an operation like any other: bounded, so that a server
 		// that stops answering fails it rather than hanging in a dial,
