@@ -15,7 +15,10 @@ import (
 // its dialect.
 type Backend interface {
 	driver.Backend
+	// DB returns the backend's connection pool.
 	DB() *sql.DB
+	// Dialect returns the backend's dialect (Open's copy, as Prepare
+	// adapted it).
 	Dialect() *sqlbackend.Dialect
 }
 
