@@ -71,10 +71,17 @@ func TestMySQLKilledConnection(t *testing.T) {
 }
 
 // A real deadlock: our transaction is chosen as the victim (the other holds
-// more rows) and is run again, and the release is stored once.
+// more rows) and is run again, the release is stored once, and the
+// deadlock is counted and logged.
 func TestMySQLDeadlockIsRetried(t *testing.T) {
 	dsn := testenv.MySQL(t)
-	s, b := openStore(t, "mysql", dsn)
+	var logMu sync.Mutex
+	var logged []string
+	s, b := openStore(t, "mysql", dsn, helm3.WithLog(func(format string, v ...interface{}) {
+		logMu.Lock()
+		logged = append(logged, fmt.Sprintf(format, v...))
+		logMu.Unlock()
+	}))
 	if err := s.Create(sqltest.Key("other", 1), sqltest.Release("other", "default", 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +138,20 @@ func TestMySQLDeadlockIsRetried(t *testing.T) {
 	rs, err := s.Query(map[string]string{"name": "app"})
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("after the retried create: %d releases, %v", len(rs), err)
+	}
+	if n := b.Deadlocks(); n != 1 {
+		t.Errorf("%d deadlocks counted; want 1", n)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	n := 0
+	for _, l := range logged {
+		if strings.Contains(l, "mysql reported a deadlock to a write transaction (attempt 1)") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the deadlock was logged %d times; want once. The log:\n%s", n, strings.Join(logged, "\n"))
 	}
 }
 
