@@ -12,6 +12,7 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/cosmosenv"
 )
 
 // TestConformanceAccount runs the whole drivertest suite (damage tests
@@ -28,14 +29,14 @@ import (
 // the test is skipped: the one Cosmos DB skip HELMSTORE_REQUIRE_SERVICES=1
 // allows, since every other test runs on the local test server.
 func TestConformanceAccount(t *testing.T) {
-	base := os.Getenv(testenv.CosmosEnv)
+	base := os.Getenv(cosmosenv.Env)
 	if base == "" {
 		t.Skipf("no Cosmos DB account or emulator to test against: set %s=AccountEndpoint=https://...;AccountKey=...;Database=...; "+
-			"(the one skip %s=1 allows: every other Cosmos DB test runs on the local test server)", testenv.CosmosEnv, testenv.RequireEnv)
+			"(the one skip %s=1 allows: every other Cosmos DB test runs on the local test server)", cosmosenv.Env, testenv.RequireEnv)
 	}
 	set, err := parseConnectionString(base)
 	if err != nil {
-		t.Fatalf("%s: %v", testenv.CosmosEnv, err)
+		t.Fatalf("%s: %v", cosmosenv.Env, err)
 	}
 	var mu sync.Mutex
 	conns := map[helm3.Store]string{}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // The benchmarks run benchmarks.Bench (see there what each times) on Helm's
@@ -29,7 +29,7 @@ var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 
 // benchTargets are Helm's SQL driver and this backend.
 func benchTargets(*testing.B) []benchmarks.Target {
-	return []benchmarks.Target{benchmarks.HelmSQLTarget(testenv.PostgresUnmanaged), cosmosTarget()}
+	return []benchmarks.Target{benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged), cosmosTarget()}
 }
 
 // BenchmarkCreate: one values-only revision of the 2.2 MB release per op

@@ -5,11 +5,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
-
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/cosmosenv"
 )
 
 // cosmosItemLimit is Cosmos DB's item limit (2 MB of UTF-8 JSON), which the
@@ -60,8 +60,8 @@ func checkSizes(t *testing.T) {
 // connString returns a connection string for a new container of the test
 // server.
 func connString(t testing.TB) string {
-	endpoint := testenv.Cosmos(t)
-	return "AccountEndpoint=" + endpoint + "/;AccountKey=" + testenv.CosmosKey + ";Database=helmstore-test;Container=" +
+	endpoint := cosmosenv.Endpoint(t)
+	return "AccountEndpoint=" + endpoint + "/;AccountKey=" + cosmosenv.Key + ";Database=helmstore-test;Container=" +
 		testenv.UniqueName("c") + ";InsecureSkipVerify=true;AllowWeakConsistency=true;"
 }
 

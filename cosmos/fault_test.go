@@ -20,7 +20,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/cosmosenv"
 )
 
 // faultProxy is an HTTPS reverse proxy in front of the test server that
@@ -106,7 +106,7 @@ func TestThrottling(t *testing.T) {
 	conn := connString(t)
 	direct, _ := openTest(t, conn, options{}) // creates the container
 	defer direct.Close()
-	p := newFaultProxy(t, testenv.Cosmos(t))
+	p := newFaultProxy(t, cosmosenv.Endpoint(t))
 	var c counter
 	s, _ := openTest(t, p.proxied(conn), options{counter: &c}, helm3.WithTimeout(20*time.Second))
 	defer s.Close()
@@ -148,7 +148,7 @@ func TestThrottling(t *testing.T) {
 // and nothing half-written is visible.
 func TestConnectionCut(t *testing.T) {
 	conn := connString(t)
-	p := newFaultProxy(t, testenv.Cosmos(t))
+	p := newFaultProxy(t, cosmosenv.Endpoint(t))
 	s, _ := openTest(t, p.proxied(conn), options{}, helm3.WithTimeout(30*time.Second))
 	defer s.Close()
 	ns := s.Namespace("cut")

@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/cosmosenv"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	testenv.StopCosmos()
+	cosmosenv.Stop()
 	benchmarks.DropHelmSQL() // the schema of the benchmarks' Helm SQL driver
 	os.Exit(code)
 }

@@ -10,15 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/engine"
-
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // smallRelease is revision v of a release with a small chart named
@@ -41,8 +40,8 @@ func smallVariant(name, ns string, v, variant int, chartName string) *release.Re
 func TestPendingReleaseIsInvisible(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	reader, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
+	reader, _ := openAs(t, k, kubeenv.Admin, ns)
 	g := newGate()
 	b.hooks.BeforePart = func(p *driver.Part) error {
 		if p.Kind == driver.KindValues {
@@ -105,8 +104,8 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 func TestCompleteReleaseIsVisible(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
+	other, _ := openAs(t, k, kubeenv.Admin, ns)
 	var g *gate
 	b.hooks.BeforeCommit = func(*driver.Head) error {
 		g.hold()
@@ -197,7 +196,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 func TestCrashedCreateIsCollected(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	// Values and manifests of a few KiB: part objects of their own (of at
 	// most 1 KiB compressed, they would be embedded in the Release).
 	variant := func(r *release.Release, seed uint64) *release.Release {
@@ -306,7 +305,7 @@ func crashAt(k driver.Kind) func(*driver.Part) error {
 func TestUncommittedReleaseIsKept(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	b.hooks.BeforeCommit = func(*driver.Head) error { return cas.ErrCrash }
 	r := smallRelease("app", ns, 1, "c")
 	if err := s.Create(key("app", 1), r); !errors.Is(err, cas.ErrCrash) {
@@ -360,7 +359,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 func TestFailedCreateRollsBack(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	injected := errors.New("injected failure")
 	for _, at := range []string{"part", "commit"} {
 		if at == "part" {
@@ -383,7 +382,7 @@ func TestFailedCreateRollsBack(t *testing.T) {
 	// A Create that fails after all its writes landed, while another
 	// client saw the release whole and updated it: the release is kept
 	// and the Create reports success, since it did happen.
-	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	other, _ := openAs(t, k, kubeenv.Admin, ns)
 	r := fixture.LargeRelease("app", ns, 1)
 	b.hooks.BeforeCommit = func(*driver.Head) error {
 		r.Info.Status = release.StatusSuperseded
@@ -416,8 +415,8 @@ func TestFailedCreateRollsBack(t *testing.T) {
 func TestReadersNeverSeeMissingParts(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	w1, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
-	w2, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
+	w1, _ := openAs(t, k, kubeenv.Admin, ns, helm3.WithCacheBytes(0))
+	w2, _ := openAs(t, k, kubeenv.Admin, ns, helm3.WithCacheBytes(0))
 	type failure struct {
 		how string
 		at  time.Time
@@ -430,7 +429,7 @@ func TestReadersNeverSeeMissingParts(t *testing.T) {
 		failed[k] = failure{how, time.Now()}
 		mu.Unlock()
 	}
-	reader, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0), helm3.WithLog(func(format string, v ...interface{}) {
+	reader, _ := openAs(t, k, kubeenv.Admin, ns, helm3.WithCacheBytes(0), helm3.WithLog(func(format string, v ...interface{}) {
 		// The engine logs and skips a release it cannot assemble.
 		if strings.Contains(format, "skipping") && len(v) > 0 {
 			fail(fmt.Sprint(v[0]), fmt.Sprintf(format, v...))

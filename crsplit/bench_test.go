@@ -21,7 +21,7 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // The benchmarks compare crsplit with Helm's Secrets driver on the same API
@@ -156,14 +156,14 @@ var warmUp sync.Once
 // freshly started API server answers the first seconds of custom resource
 // writes several times slower, which would otherwise land in the first
 // sample of whichever benchmark runs first.
-func warmUpServer(b *testing.B, k *testenv.KubeServer) {
+func warmUpServer(b *testing.B, k *kubeenv.Server) {
 	ns := newNamespace(b, k)
-	s, err := openStore(ctxT(b), k.Config(testenv.KubeAdmin))
+	s, err := openStore(ctxT(b), k.Config(kubeenv.Admin))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	cs, err := kubernetes.NewForConfig(k.Config(testenv.KubeAdmin))
+	cs, err := kubernetes.NewForConfig(k.Config(kubeenv.Admin))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func benchTargets(b *testing.B) []benchmarks.Target {
 	crsplitStore := func(opts ...helm3.Option) benchmarks.Store {
 		ns := newNamespace(b, k)
 		w := &writtenBytes{size: jsonSize}
-		cfg := k.Config(testenv.KubeAdmin)
+		cfg := k.Config(kubeenv.Admin)
 		cfg.Wrap(w.wrap)
 		s, err := openStore(ctxT(b), cfg, opts...)
 		if err != nil {
@@ -205,7 +205,7 @@ func benchTargets(b *testing.B) []benchmarks.Target {
 	cold, warm := crsplitStore(helm3.WithCacheBytes(0)), crsplitStore()
 	ns := newNamespace(b, k)
 	w := &writtenBytes{size: secretSize}
-	cfg := k.Config(testenv.KubeAdmin) // as Helm's client: client-go's defaults
+	cfg := k.Config(kubeenv.Admin) // as Helm's client: client-go's defaults
 	cfg.Wrap(w.wrap)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

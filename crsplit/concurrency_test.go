@@ -11,7 +11,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // TestUpdateOverConcurrentUpdate: an Update whose Release another store
@@ -21,8 +21,8 @@ import (
 func TestUpdateOverConcurrentUpdate(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
+	other, _ := openAs(t, k, kubeenv.Admin, ns)
 	r := smallRelease("app", ns, 1, "c")
 	if err := s.Create(key("app", 1), r); err != nil {
 		t.Fatal(err)
@@ -61,8 +61,8 @@ func TestUpdateOverConcurrentUpdate(t *testing.T) {
 func TestCleanupLosesToConcurrentReuse(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
-	other, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
+	other, _ := openAs(t, k, kubeenv.Admin, ns)
 	// A large chart: the part has chunks, which must survive too.
 	a := fixture.LargeRelease("a", ns, 1)
 	if err := s.Create(key("a", 1), a); err != nil {
@@ -112,8 +112,8 @@ func TestCleanupLosesToConcurrentReuse(t *testing.T) {
 func TestUpdateAfterStaleRead(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	a, _ := openAs(t, k, testenv.KubeAdmin, ns)
-	b, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	a, _ := openAs(t, k, kubeenv.Admin, ns)
+	b, _ := openAs(t, k, kubeenv.Admin, ns)
 	if err := a.Create(key("app", 1), smallRelease("app", ns, 1, "c")); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // TestConformance runs the core conformance suite against crsplit on the
@@ -29,16 +29,16 @@ func TestConformance(t *testing.T) {
 	}
 	drivertest.Run(t, drivertest.Harness{
 		Open: func(t *testing.T) helm3.Store {
-			s, b := openAs(t, k, testenv.KubeAdmin, helm3.DefaultNamespace)
+			s, b := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace)
 			wipe(t, b)
 			return s
 		},
 		Reopen: func(t *testing.T, _ helm3.Store, opts ...helm3.Option) helm3.Store {
-			s, _ := openAs(t, k, testenv.KubeAdmin, helm3.DefaultNamespace, opts...)
+			s, _ := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace, opts...)
 			return s
 		},
 		Proxied: func(t *testing.T, _ helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
-			rc := proxiedConfig(k.Config(testenv.KubeAdmin), proxy)
+			rc := proxiedConfig(k.Config(kubeenv.Admin), proxy)
 			if strings.Contains(t.Name(), "/LostReply/") {
 				// One request per connection at a time, so that each is
 				// a message of its own to the proxy: over HTTP/2 the
@@ -56,7 +56,7 @@ func TestConformance(t *testing.T) {
 		Wipe: func(t *testing.T, s helm3.Store) { wipe(t, kubeBackendOf(s)) },
 		// A bearer token the API server does not know (401).
 		Denied: func(t *testing.T, _ helm3.Store, opts ...helm3.Option) (helm3.Store, error) {
-			rc := k.Config(testenv.KubeAdmin)
+			rc := k.Config(kubeenv.Admin)
 			rc.BearerToken = "helmstore-test-no-such-token"
 			s, err := openStore(ctxT(t), rc, opts...)
 			if err != nil {

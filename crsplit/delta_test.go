@@ -4,11 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/engine"
-
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/deltabytes"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // TestDeltaBytesPerUpgrade measures the bytes stored per values-only
@@ -19,10 +18,10 @@ func TestDeltaBytesPerUpgrade(t *testing.T) {
 	k := cluster(t)
 	deltabytes.Check(t, "crsplit", func(t *testing.T, deltas bool) deltabytes.Stores {
 		ns := newNamespace(t, k)
-		s, b := openAs(t, k, testenv.KubeAdmin, ns)
+		s, b := openAs(t, k, kubeenv.Admin, ns)
 		engine.Of(s).SetDeltas(deltas)
 		return deltabytes.Stores{Store: waitingStats{s, b}, Namespace: ns, Cold: func() helm3.Store {
-			r, _ := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
+			r, _ := openAs(t, k, kubeenv.Admin, ns, helm3.WithCacheBytes(0))
 			return r
 		}}
 	})

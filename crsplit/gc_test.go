@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
-
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // partOwners returns the names of the owners of a part, sorted; nil if the
@@ -84,7 +84,7 @@ func chunksOf(t testing.TB, b *kubeBackend, ns string, uid types.UID) int {
 func TestGarbageExplicit(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	rels := map[int]string{}
 	for v := 1; v <= 3; v++ {
 		r := fixture.LargeRelease("app", ns, v)
@@ -147,7 +147,7 @@ func TestGarbageExplicit(t *testing.T) {
 func TestGarbageCollector(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	k.StartControllerManager(t, "garbage-collector-controller")
 
 	var values, manifests []string

@@ -9,6 +9,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // A Create whose reply the API server sent but the network held until the
@@ -21,9 +22,9 @@ import (
 // deadline cut short).
 func TestCreateReplyHeldPastDeadline(t *testing.T) {
 	k := cluster(t)
-	s, b := openAs(t, k, testenv.KubeAdmin, helm3.DefaultNamespace)
+	s, b := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace)
 	loss := &testenv.ReplyLoss{Hold: true}
-	rc := proxiedConfig(k.Config(testenv.KubeAdmin), func(addr string) string { return testenv.NewLossyProxy(t, addr, loss).Addr })
+	rc := proxiedConfig(k.Config(kubeenv.Admin), func(addr string) string { return testenv.NewLossyProxy(t, addr, loss).Addr })
 	rc.TLSClientConfig.NextProtos = []string{"http/1.1"} // a request per message
 	ps, err := openStore(ctxT(t), rc, helm3.WithLog(t.Logf), helm3.WithTimeout(4*time.Second))
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 func configMapChart() *chart.Chart {
@@ -44,7 +45,7 @@ func TestInitHelmActions(t *testing.T) {
 	ns := newNamespace(t, k)
 	t.Setenv(driver.ConnectionStringEnv(Name), "")
 	cfg := new(action.Configuration)
-	if err := helm3.Init(cfg, k.Getter(testenv.KubeAdmin, ns), ns, Name, t.Logf); err != nil {
+	if err := helm3.Init(cfg, k.Getter(kubeenv.Admin, ns), ns, Name, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	ch := configMapChart()
@@ -53,7 +54,7 @@ func TestInitHelmActions(t *testing.T) {
 	if _, err := inst.Run(ch, map[string]interface{}{"greeting": "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	cs := kubeClient(t, k, testenv.KubeAdmin)
+	cs := kubeClient(t, k, kubeenv.Admin)
 	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctxT(t), "greeter-greeting", metav1.GetOptions{})
 	if err != nil || cm.Data["greeting"] != "hi" {
 		t.Fatalf("the chart's ConfigMap: %v %v", cm, err)
@@ -72,7 +73,7 @@ func TestInitHelmActions(t *testing.T) {
 	if hist[len(hist)-1].Version != 4 || hist[len(hist)-1].Info.Status != release.StatusDeployed {
 		t.Fatalf("latest revision %d %s", hist[len(hist)-1].Version, hist[len(hist)-1].Info.Status)
 	}
-	store, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	store, _ := openAs(t, k, kubeenv.Admin, ns)
 	st, err := store.Stats(ctxT(t))
 	if err != nil || st.Releases != 3 || st.Parts["chart"] != 1 || st.Parts["values"] != 3 {
 		t.Fatalf("after install, 3 upgrades and pruning to 3 revisions: %+v, %v", st, err)
@@ -100,7 +101,7 @@ func TestInitContexts(t *testing.T) {
 	r := smallRelease("app", ns, 1, "c")
 
 	// bob has no rights; the connection string picks the admin context.
-	t.Setenv(driver.ConnectionStringEnv(Name), testenv.KubeAdmin)
+	t.Setenv(driver.ConnectionStringEnv(Name), kubeenv.Admin)
 	cfg := new(action.Configuration)
 	if err := helm3.Init(cfg, k.Getter("bob", ns), ns, Name, t.Logf); err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestUnreachable(t *testing.T) {
 // as such, by Open and by a store whose resources vanish, not as "not found".
 func TestCRDsMissing(t *testing.T) {
 	k := cluster(t)
-	cfg := k.Config(testenv.KubeAdmin)
+	cfg := k.Config(kubeenv.Admin)
 	// A client asking for a version of the group nobody serves.
 	bc, err := newClientVersion(cfg, "v0alpha9")
 	if err != nil {
@@ -181,14 +182,14 @@ func TestCRDsMissing(t *testing.T) {
 // schemas are structural.
 func TestInstallCRDs(t *testing.T) {
 	k := cluster(t)
-	if err := InstallCRDs(ctxT(t), k.Config(testenv.KubeAdmin)); err != nil {
+	if err := InstallCRDs(ctxT(t), k.Config(kubeenv.Admin)); err != nil {
 		t.Fatalf("second install: %v", err)
 	}
 	crds, err := CRDs()
 	if err != nil || len(crds) != 5 {
 		t.Fatalf("%d CRDs, %v", len(crds), err)
 	}
-	cs, err := apiextensions.NewForConfig(k.Config(testenv.KubeAdmin))
+	cs, err := apiextensions.NewForConfig(k.Config(kubeenv.Admin))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestInstallCRDs(t *testing.T) {
 			t.Fatalf("%s is not established", crd.Name)
 		}
 	}
-	if _, err := openStore(ctxT(t), k.Config(testenv.KubeAdmin)); err != nil {
+	if _, err := openStore(ctxT(t), k.Config(kubeenv.Admin)); err != nil {
 		t.Fatal(err)
 	}
 }

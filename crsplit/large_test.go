@@ -14,7 +14,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // checkObjectSizes reads back every helmstore object in ns, one by one, and
@@ -46,7 +46,7 @@ func checkObjectSizes(t *testing.T, b *kubeBackend, ns string) (map[string]int, 
 func TestLargeRelease(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	r1, _ := fixture.SizedRelease("huge", ns, 1, 16<<20)
 	js, _ := json.Marshal(r1)
 	if len(js) < 16<<20 {
@@ -54,13 +54,13 @@ func TestLargeRelease(t *testing.T) {
 	}
 
 	// Helm's own Secrets driver, on the same API server, fails.
-	secrets := helmdriver.NewSecrets(kubeClient(t, k, testenv.KubeAdmin).CoreV1().Secrets(ns))
+	secrets := helmdriver.NewSecrets(kubeClient(t, k, kubeenv.Admin).CoreV1().Secrets(ns))
 	err := secrets.Create(key("huge", 1), r1)
 	if err == nil {
 		t.Fatal("Helm's Secrets driver stored a 16 MiB release: the test does not show what it claims")
 	}
 	t.Logf("Helm's Secrets driver on the %.1f MiB release: %.300v", float64(len(js))/(1<<20), err)
-	if n, _ := kubeClient(t, k, testenv.KubeAdmin).CoreV1().Secrets(ns).List(ctxT(t), metav1.ListOptions{}); len(n.Items) != 0 {
+	if n, _ := kubeClient(t, k, kubeenv.Admin).CoreV1().Secrets(ns).List(ctxT(t), metav1.ListOptions{}); len(n.Items) != 0 {
 		t.Fatal("the Secrets driver left a secret")
 	}
 
@@ -124,7 +124,7 @@ func TestLargeRelease(t *testing.T) {
 func TestLargeReleaseRecord(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	withHooks := func(v int, size int) *release.Release {
 		r := smallRelease("hooked", ns, v, "c")
 		g := fixture.New(uint64(v))

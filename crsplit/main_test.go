@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/engine"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,7 +16,9 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // TestMain builds (or finds) the Kubernetes binaries before the test timer
@@ -26,13 +26,13 @@ import (
 func TestMain(m *testing.M) {
 	// Without etcd no API server can run: do not spend minutes building
 	// kube-apiserver for tests that will skip (or fail) on etcd anyway.
-	if err := testenv.EtcdAvailable(); err != nil {
+	if err := kubeenv.EtcdAvailable(); err != nil {
 		fmt.Fprintf(os.Stderr, "crsplit tests: %v\n", err)
-	} else if _, err := testenv.KubeBinaries(); err != nil {
+	} else if _, err := kubeenv.Binaries(); err != nil {
 		fmt.Fprintf(os.Stderr, "crsplit tests: no Kubernetes binaries: %v\n", err)
 	}
 	code := m.Run()
-	testenv.StopKube()
+	kubeenv.Stop()
 	os.Exit(code)
 }
 
@@ -42,13 +42,13 @@ var crds struct {
 }
 
 // cluster returns the package's API server with the CRDs installed.
-func cluster(t testing.TB) *testenv.KubeServer {
+func cluster(t testing.TB) *kubeenv.Server {
 	t.Helper()
-	k := testenv.Kube(t)
+	k := kubeenv.Kube(t)
 	crds.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		crds.err = InstallCRDs(ctx, k.Config(testenv.KubeAdmin))
+		crds.err = InstallCRDs(ctx, k.Config(kubeenv.Admin))
 	})
 	if crds.err != nil {
 		t.Fatalf("install CRDs: %v", crds.err)
@@ -62,7 +62,7 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
-func kubeClient(t testing.TB, k *testenv.KubeServer, user string) kubernetes.Interface {
+func kubeClient(t testing.TB, k *kubeenv.Server, user string) kubernetes.Interface {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(k.Config(user))
 	if err != nil {
@@ -72,16 +72,16 @@ func kubeClient(t testing.TB, k *testenv.KubeServer, user string) kubernetes.Int
 }
 
 // ensureNamespace creates namespace ns if it does not exist.
-func ensureNamespace(t testing.TB, k *testenv.KubeServer, ns string) {
+func ensureNamespace(t testing.TB, k *kubeenv.Server, ns string) {
 	t.Helper()
-	_, err := kubeClient(t, k, testenv.KubeAdmin).CoreV1().Namespaces().Create(ctxT(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	_, err := kubeClient(t, k, kubeenv.Admin).CoreV1().Namespaces().Create(ctxT(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 }
 
 // newNamespace creates a namespace no other test uses.
-func newNamespace(t testing.TB, k *testenv.KubeServer) string {
+func newNamespace(t testing.TB, k *kubeenv.Server) string {
 	t.Helper()
 	ns := testenv.UniqueName("hs-")
 	ensureNamespace(t, k, ns)
@@ -89,7 +89,7 @@ func newNamespace(t testing.TB, k *testenv.KubeServer) string {
 }
 
 // openAs opens a store as user, scoped to ns, and returns its backend too.
-func openAs(t testing.TB, k *testenv.KubeServer, user, ns string, opts ...helm3.Option) (helm3.Store, *kubeBackend) {
+func openAs(t testing.TB, k *kubeenv.Server, user, ns string, opts ...helm3.Option) (helm3.Store, *kubeBackend) {
 	t.Helper()
 	s, err := openStore(ctxT(t), k.Config(user), append([]helm3.Option{helm3.WithLog(t.Logf)}, opts...)...)
 	if err != nil {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/helm3codec"
-
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -18,7 +16,8 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/helm3codec"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // helmJSON is what Helm's own drivers return for r: its JSON round trip,
@@ -71,7 +70,7 @@ func objectNames(t testing.TB, b *kubeBackend, res, ns string) map[string]string
 func TestValuesOnlyUpgradeReusesChart(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	r1 := fixture.LargeRelease("big", ns, 1)
 	if err := s.Create(key("big", 1), r1); err != nil {
 		t.Fatal(err)
@@ -146,7 +145,7 @@ func codecDigest(t testing.TB, r *release.Release, k driver.Kind) string {
 func TestReleaseObject(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	r := fixture.LargeRelease("web", ns, 3)
 	r.Labels = map[string]string{"team": "a", "example.com/tier": "frontend"}
 	if err := s.Create(key("web", 3), r); err != nil {
@@ -207,7 +206,7 @@ func TestReleaseObject(t *testing.T) {
 func TestLongNames(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	for _, name := range []string{strings.Repeat("a", 70), strings.Join([]string{strings.Repeat("b", 60), strings.Repeat("c", 63), strings.Repeat("d", 63), strings.Repeat("e", 60)}, ".")} {
 		r := fixture.New(3).Release(name, ns, 1, fixture.New(1).Chart(fixture.SmallChartOptions), map[string]interface{}{"x": "y"}, release.StatusDeployed, 100)
 		if err := s.Create(key(name, 1), r); err != nil {
@@ -243,7 +242,7 @@ func TestDamagedReleaseObject(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	var logged []string
-	s, b := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithLog(func(f string, v ...interface{}) { logged = append(logged, fmt.Sprintf(f, v...)) }))
+	s, b := openAs(t, k, kubeenv.Admin, ns, helm3.WithLog(func(f string, v ...interface{}) { logged = append(logged, fmt.Sprintf(f, v...)) }))
 	good := smallRelease("good", ns, 1, "c")
 	if err := s.Create(key("good", 1), good); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // TestPrinterColumns fetches releases as kubectl does (the Table
@@ -25,7 +25,7 @@ func TestPrinterColumns(t *testing.T) {
 	ns1, ns2 := "monitoring", "frontend"
 	ensureNamespace(t, k, ns1)
 	ensureNamespace(t, k, ns2)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns1)
+	s, b := openAs(t, k, kubeenv.Admin, ns1)
 	t.Cleanup(func() {
 		for _, k := range []string{key("monitoring", 1), key("monitoring", 2), key("monitoring", 3)} {
 			s.Delete(k)
@@ -134,7 +134,7 @@ func TestPrinterColumns(t *testing.T) {
 func TestPrinterColumnsOfChunkedRecord(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	withHooks := func(name string, v int, size int) *release.Release {
 		r := smallRelease(name, ns, v, "hooked-chart")
 		r.Chart.Metadata.AppVersion = "9.8.7"

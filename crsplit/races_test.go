@@ -10,7 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // racers are the goroutines of the race tests, as many as the issue had
@@ -26,7 +26,7 @@ func stores(t *testing.T, ns string, n int, shared bool) []helm3.Store {
 	out := make([]helm3.Store, n)
 	for i := range out {
 		if i == 0 || !shared {
-			out[i], _ = openAs(t, k, testenv.KubeAdmin, ns)
+			out[i], _ = openAs(t, k, kubeenv.Admin, ns)
 		} else {
 			out[i] = out[0]
 		}
@@ -309,6 +309,6 @@ func testInstallUninstall(t *testing.T, shared bool) {
 	if t.Failed() {
 		return
 	}
-	_, b := openAs(t, cluster(t), testenv.KubeAdmin, ns)
+	_, b := openAs(t, cluster(t), kubeenv.Admin, ns)
 	assertNoObjects(t, b, ns, "left after every release was deleted")
 }

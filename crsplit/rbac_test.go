@@ -16,12 +16,13 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // bindRole creates the shipped Role (with rules, when given, instead of the
 // shipped ones) in ns and binds it to user, then waits until the API
 // server's authorizer grants it.
-func bindRole(t *testing.T, k *testenv.KubeServer, ns, user string, rules []rbacv1.PolicyRule) {
+func bindRole(t *testing.T, k *kubeenv.Server, ns, user string, rules []rbacv1.PolicyRule) {
 	t.Helper()
 	role, _, err := RBAC()
 	if err != nil {
@@ -31,7 +32,7 @@ func bindRole(t *testing.T, k *testenv.KubeServer, ns, user string, rules []rbac
 	if rules != nil {
 		role.Rules = rules
 	}
-	cs := kubeClient(t, k, testenv.KubeAdmin)
+	cs := kubeClient(t, k, kubeenv.Admin)
 	ctx := ctxT(t)
 	if _, err := cs.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -49,9 +50,9 @@ func bindRole(t *testing.T, k *testenv.KubeServer, ns, user string, rules []rbac
 	waitAllowed(t, k, user, ns, r.Resources[0], r.Verbs[0])
 }
 
-func waitAllowed(t *testing.T, k *testenv.KubeServer, user, ns, res, verb string) {
+func waitAllowed(t *testing.T, k *kubeenv.Server, user, ns, res, verb string) {
 	t.Helper()
-	cs := kubeClient(t, k, testenv.KubeAdmin)
+	cs := kubeClient(t, k, kubeenv.Admin)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ok := testenv.WaitFor(ctx, func() bool {
@@ -111,7 +112,7 @@ func TestRBACRole(t *testing.T) {
 	k := cluster(t)
 	mine, theirs := newNamespace(t, k), newNamespace(t, k)
 	bindRole(t, k, mine, "alice", nil)
-	admin, _ := openAs(t, k, testenv.KubeAdmin, theirs)
+	admin, _ := openAs(t, k, kubeenv.Admin, theirs)
 	if err := admin.Create(key("secret-app", 1), smallRelease("secret-app", theirs, 1, "c")); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestRBACClusterRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := kubeClient(t, k, testenv.KubeAdmin)
+	cs := kubeClient(t, k, kubeenv.Admin)
 	ctx := ctxT(t)
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, cr, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -250,7 +251,7 @@ func TestRBACExactlyWhatIsNeeded(t *testing.T) {
 // Role, would not help).
 func TestUnknownTokenIsUnauthorized(t *testing.T) {
 	k := cluster(t)
-	rc := k.Config(testenv.KubeAdmin)
+	rc := k.Config(kubeenv.Admin)
 	rc.BearerToken = "helmstore-test-no-such-token"
 	s, err := openStore(ctxT(t), rc)
 	if err == nil {

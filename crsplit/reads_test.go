@@ -13,14 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
-
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // cacheReads counts the GETs a store sends with resourceVersion=0 (reads
@@ -77,7 +76,7 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	want := fixture.LargeRelease("big", ns, 1)
-	writer, wb := openAs(t, k, testenv.KubeAdmin, ns)
+	writer, wb := openAs(t, k, kubeenv.Admin, ns)
 	if err := writer.Create(key("big", 1), want); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +85,7 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 	wb.WaitCommits()
 	for _, lagging := range []bool{false, true} {
 		reads := &cacheReads{lagging: lagging}
-		cfg := k.Config(testenv.KubeAdmin)
+		cfg := k.Config(kubeenv.Admin)
 		cfg.Wrap(reads.wrap)
 		s, err := openStore(ctxT(t), cfg, helm3.WithCacheBytes(0))
 		if err != nil {
@@ -116,7 +115,7 @@ func TestPartsReadFromWatchCache(t *testing.T) {
 func TestCorruptedParts(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns, helm3.WithCacheBytes(0))
+	s, b := openAs(t, k, kubeenv.Admin, ns, helm3.WithCacheBytes(0))
 	big := fixture.LargeRelease("big", ns, 1)
 	if err := s.Create(key("big", 1), big); err != nil {
 		t.Fatal(err)

@@ -12,15 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/driver"
-
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // crsplit's Tamperer is a drivertest.Reshaper, on the objects themselves.
@@ -490,7 +489,7 @@ type reshapeRun struct {
 	uses                                    map[string]map[string]bool
 }
 
-func newReshapeRun(t *testing.T, k *testenv.KubeServer, s helm3.Store, tp *tamperer) reshapeRun {
+func newReshapeRun(t *testing.T, k *kubeenv.Server, s helm3.Store, tp *tamperer) reshapeRun {
 	t.Helper()
 	ns := newNamespace(t, k)
 	v := s.Namespace(ns)
@@ -555,10 +554,10 @@ func newReshapeRun(t *testing.T, k *testenv.KubeServer, s helm3.Store, tp *tampe
 // that List of the namespace and of all namespaces answer, and that the
 // damaged ones are deletable; each operation returns within three times
 // its timeout, allocating at most 256 MiB.
-func checkReshaped(t *testing.T, k *testenv.KubeServer, r reshapeRun, damaged map[string]bool, what string) {
+func checkReshaped(t *testing.T, k *kubeenv.Server, r reshapeRun, damaged map[string]bool, what string) {
 	t.Helper()
 	const timeout = 30 * time.Second
-	s, _ := openAs(t, k, testenv.KubeAdmin, r.ns, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
+	s, _ := openAs(t, k, kubeenv.Admin, r.ns, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
 	bound := func(op string, fn func() error) error {
 		t.Helper()
 		var before, after runtime.MemStats
@@ -606,7 +605,7 @@ func checkReshaped(t *testing.T, k *testenv.KubeServer, r reshapeRun, damaged ma
 // records nor chunked parts.
 func TestReshaper(t *testing.T) {
 	k := cluster(t)
-	w, b := openAs(t, k, testenv.KubeAdmin, helm3.DefaultNamespace)
+	w, b := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace)
 	tp := &tamperer{b}
 	n := 0
 	for _, shape := range drivertest.Shapes {

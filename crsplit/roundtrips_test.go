@@ -10,7 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // requestLog records when each request to the API server started and
@@ -77,7 +77,7 @@ func TestRoundTrips(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	log := &requestLog{}
-	cfg := k.Config(testenv.KubeAdmin)
+	cfg := k.Config(kubeenv.Admin)
 	cfg.Wrap(log.wrap)
 	s, err := openStore(ctxT(t), cfg, helm3.WithCacheBytes(0))
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/releasecheck"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
 // tamperer is crsplit's drivertest.Tamperer: it edits the objects on the
@@ -290,7 +290,7 @@ func (tp *tamperer) DeletePart(ctx context.Context, ns, d string) error {
 func TestTamperer(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	tp := newTamperer(b)
 	ctx := ctxT(t)
 	small, large := smallRelease("small", ns, 1, "c"), fixture.LargeRelease("large", ns, 1)
@@ -301,7 +301,7 @@ func TestTamperer(t *testing.T) {
 	}
 	// A fresh store for every read: no part cache between damage and read.
 	get := func(name string) (*release.Release, error) {
-		fresh, _ := openAs(t, k, testenv.KubeAdmin, ns)
+		fresh, _ := openAs(t, k, kubeenv.Admin, ns)
 		return fresh.Get(key(name, 1))
 	}
 	for _, r := range []*release.Release{small, large} {
@@ -403,7 +403,7 @@ func TestTamperer(t *testing.T) {
 func TestDamagedReleasesStayDeletable(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	s, b := openAs(t, k, testenv.KubeAdmin, ns)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
 	tp := &tamperer{b}
 	ctx := ctxT(t)
 	good := smallVariant("good", ns, 1, 1, "c")
@@ -485,7 +485,7 @@ func TestDamagedReleasesStayDeletable(t *testing.T) {
 			t.Fatalf("head of %s by name and status: %v, %v", name, hs, err)
 		}
 	}
-	fresh, _ := openAs(t, k, testenv.KubeAdmin, ns)
+	fresh, _ := openAs(t, k, kubeenv.Admin, ns)
 	releasecheck.WantListed(t, fresh, "good")
 	if _, err := fresh.Query(map[string]string{"owner": "helm"}); err != nil {
 		t.Fatalf("query of a namespace with damaged releases: %v", err)

@@ -17,7 +17,7 @@ import (
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 	_ "github.com/helmstore/helmstore/sql" // sqlite and postgres, under the broken wrappers
 )
 
@@ -66,7 +66,7 @@ func TestBrokenBackendsFail(t *testing.T) {
 		t.Run(c.broken+"/"+name, func(t *testing.T) {
 			t.Parallel()
 			if c.broken == "sound-postgres" || c.broken == "retries-writes" {
-				testenv.PostgresServer(t) // skipped, or failed, here rather than in the child
+				sqlenv.PostgresServer(t) // skipped, or failed, here rather than in the child
 			}
 			pattern := "^TestBrokenBackendsFail$"
 			for _, part := range strings.Split(c.run, "/") {
@@ -161,7 +161,7 @@ func brokenHarness(which string) drivertest.Harness {
 // at once, as a client library that resends a command whose reply it lost
 // does).
 func brokenPostgres(which string) drivertest.Harness {
-	h := sqltest.Harness("postgres", testenv.Postgres)
+	h := sqltest.Harness("postgres", sqlenv.Postgres)
 	wrap := func(s helm3.Store) helm3.Store {
 		if which == "retries-writes" {
 			return &retriesWrites{wrapped: wrapped{Store: s}}
@@ -171,7 +171,7 @@ func brokenPostgres(which string) drivertest.Harness {
 	unwrap := func(s helm3.Store) helm3.Store { return s.(interface{ base() *wrapped }).base().Store }
 	return drivertest.Harness{
 		Open: func(t *testing.T) helm3.Store {
-			testenv.PostgresServer(t)
+			sqlenv.PostgresServer(t)
 			return wrap(h.Open(t))
 		},
 		Reopen: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {

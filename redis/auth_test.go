@@ -10,6 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
@@ -19,7 +20,7 @@ import (
 // redis-cli reads it) authenticates with SECRET.
 func TestAccessDenied(t *testing.T) {
 	pw := testenv.UniqueName("Pw")
-	n := testenv.StartRedisNode(t, "--requirepass", pw)
+	n := redisenv.StartNode(t, "--requirepass", pw)
 	ctx := context.Background()
 	admin := n.Client()
 	defer admin.Close()
@@ -85,7 +86,7 @@ func TestAccessDenied(t *testing.T) {
 // the store whose connection failed, not to the standard logger, and not to
 // another store's log.
 func TestGoRedisLogsToTheStore(t *testing.T) {
-	a, b := testenv.StartRedisNode(t), testenv.StartRedisNode(t)
+	a, b := redisenv.StartNode(t), redisenv.StartNode(t)
 	var la, lb logs
 	sa, err := helm3.Open(context.Background(), redis.Name, "redis://"+a.Addr+"/0?dial_timeout=1s", helm3.WithLog(la.log))
 	if err != nil {

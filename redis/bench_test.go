@@ -5,7 +5,8 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // The benchmarks run Helm's SQL driver on the local PostgreSQL and this
@@ -25,9 +26,9 @@ func redisTarget(name string, base func(testing.TB) string) benchmarks.Target {
 
 func benchTargets(*testing.B) []benchmarks.Target {
 	return []benchmarks.Target{
-		benchmarks.HelmSQLTarget(testenv.PostgresUnmanaged),
-		redisTarget("redis", testenv.Redis),
-		redisTarget("redis-cluster", testenv.SharedRedisCluster),
+		benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged),
+		redisTarget("redis", redisenv.URL),
+		redisTarget("redis-cluster", redisenv.SharedCluster),
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
 func TestConformanceCluster(t *testing.T) {
-	drivertest.Run(t, harness(testenv.SharedRedisCluster))
+	drivertest.Run(t, harness(redisenv.SharedCluster))
 }
 
 // TestClusterSlotMove moves the slot of a namespace to another primary, key
@@ -23,7 +24,7 @@ func TestConformanceCluster(t *testing.T) {
 // write succeeds (MOVED, ASK and TRYAGAIN followed) and every revision reads
 // back whole afterwards.
 func TestClusterSlotMove(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 0)
+	c := redisenv.StartCluster(t, 3, 0)
 	ns := testenv.UniqueName("moving-")
 	s := openStore(t, withPrefix(t, c.URL())).Namespace(ns)
 	defer s.Close()

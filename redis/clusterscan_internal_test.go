@@ -9,7 +9,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
 // On a Cluster at rest that holds few keys, a read across namespaces
@@ -17,7 +17,7 @@ import (
 // source MIGRATING, its target IMPORTING, before any key moved) it does
 // not, and reads the registry, which finds the same namespaces.
 func TestScanNamespacesTrustedOnlyAtRest(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 0)
+	c := redisenv.StartCluster(t, 3, 0)
 	ctx := context.Background()
 	cfg := helm3.NewConfig(Name, c.URL()+"?key_prefix=scan-test")
 	rb, err := Open(ctx, cfg)

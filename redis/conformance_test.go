@@ -11,6 +11,7 @@ import (
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
@@ -76,7 +77,7 @@ func harness(base func(t testing.TB) string, opts ...helm3.Option) drivertest.Ha
 }
 
 func TestConformanceStandalone(t *testing.T) {
-	h := harness(testenv.Redis)
+	h := harness(redisenv.URL)
 	h.Denied = deniedStandalone
 	drivertest.Run(t, h)
 }
@@ -87,7 +88,7 @@ func TestConformanceStandalone(t *testing.T) {
 // missing): whatever prefix it had, it is refused.
 func deniedStandalone(t *testing.T, _ helm3.Store, opts ...helm3.Option) (helm3.Store, error) {
 	const user, pw = "helmstore-denied", "helmstore-denied-pw"
-	base := testenv.Redis(t)
+	base := redisenv.URL(t)
 	o, err := goredis.ParseURL(base)
 	if err != nil {
 		t.Fatal(err)

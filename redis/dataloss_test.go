@@ -10,7 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
 // prefixOf returns the key_prefix of a connection string withPrefix made.
@@ -53,7 +53,7 @@ func seenFromEverywhere(t *testing.T, conn, ns, key, what string) {
 // persistence): every release it writes afterwards is reachable from the
 // all-namespaces view of a fresh store, as from its namespace.
 func TestRegistryAfterDataLoss(t *testing.T) {
-	n := testenv.StartRedisNode(t)
+	n := redisenv.StartNode(t)
 	conn := withPrefix(t, "redis://"+n.Addr+"/0")
 	s := openStore(t, conn)
 	defer s.Close()

@@ -13,10 +13,11 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
 // replicaOf returns the node of c replicating primary.
-func replicaOf(t *testing.T, c *testenv.RedisCluster, primary *testenv.RedisNode) *testenv.RedisNode {
+func replicaOf(t *testing.T, c *redisenv.Cluster, primary *redisenv.Node) *redisenv.Node {
 	t.Helper()
 	for _, n := range c.Nodes {
 		if n == primary {
@@ -39,7 +40,7 @@ func replicaOf(t *testing.T, c *testenv.RedisCluster, primary *testenv.RedisNode
 // alone reloads the slot map once a minute). The times are logged:
 // docs/redis.md ("Failover") quotes them.
 func TestClusterFailoverPromptly(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 1)
+	c := redisenv.StartCluster(t, 3, 1)
 	ns := testenv.UniqueName("prompt-")
 	s := openStore(t, withPrefix(t, c.URL()), helm3.WithTimeout(time.Minute)).Namespace(ns)
 	defer s.Close()

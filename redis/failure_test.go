@@ -13,6 +13,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
@@ -82,7 +83,7 @@ func checkOutageError(t testing.TB, err error) {
 // acknowledged revision is there and whole, and reads during the outage are
 // unavailable, never "not found".
 func TestStandaloneRestart(t *testing.T) {
-	n := testenv.StartRedisNode(t, "--appendonly", "yes", "--appendfsync", "always")
+	n := redisenv.StartNode(t, "--appendonly", "yes", "--appendfsync", "always")
 	ns := "restart"
 	s := openStore(t, "redis://"+n.Addr+"/0?dial_timeout=1s").Namespace(ns)
 	defer s.Close()
@@ -132,7 +133,7 @@ func TestStandaloneRestart(t *testing.T) {
 // revision left is whole, and writes succeed again. Writes during the
 // failover succeed once the replica is promoted, or fail as unavailable.
 func TestClusterFailover(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 1)
+	c := redisenv.StartCluster(t, 3, 1)
 	ns := testenv.UniqueName("failover-")
 	s := openStore(t, withPrefix(t, c.URL())).Namespace(ns)
 	defer s.Close()
@@ -228,7 +229,7 @@ func survivors(t testing.TB, s helm3.Store, ns, name string) map[int]bool {
 // rediss:// with the private CA: the store works; without it (system
 // roots) Open fails as unavailable, not as anything else.
 func TestTLS(t *testing.T) {
-	n, ca := testenv.StartTLSRedis(t)
+	n, ca := redisenv.StartTLS(t)
 	conn := "rediss://" + n.Addr + "/0?tls_ca_file=" + ca
 	s := openStore(t, withPrefix(t, conn))
 	defer s.Close()

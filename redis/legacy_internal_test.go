@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
 // Releases a Cluster store wrote before the registry was kept per slot
@@ -16,7 +17,7 @@ import (
 // fresh store's all-namespaces List and Get still find them (the set is
 // read beside the per-slot registries).
 func TestClusterLegacyRegistry(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 0)
+	c := redisenv.StartCluster(t, 3, 0)
 	prefix := testenv.UniqueName("legacy-")
 	conn := c.URL() + "?key_prefix=" + prefix
 	ctx := context.Background()

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
 // A go-redis line that names no store goes to the log of the one store
@@ -52,7 +52,7 @@ func TestGoRedisUnattributedOneStore(t *testing.T) {
 		return strings.Contains(s.b.String(), line)
 	}
 	var la, lb sink
-	conn := testenv.Redis(t)
+	conn := redisenv.URL(t)
 	a, err := helm3.Open(context.Background(), Name, conn, logTo(&la))
 	if err != nil {
 		t.Fatal(err)

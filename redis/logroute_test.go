@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
@@ -46,15 +46,15 @@ func captureStdLog(t *testing.T) *stdLog {
 // "GetMasterAddrByName failed" while a store opened with a master name the
 // Sentinel does not know looks for its primary.
 func TestGoRedisLogsByContext(t *testing.T) {
-	sen := testenv.StartRedisSentinel(t, 0, 1, "", "")
+	sen := redisenv.StartSentinel(t, 0, 1, "", "")
 	std := captureStdLog(t)
 	var la, lb logs
-	sb, err := helm3.Open(context.Background(), redis.Name, testenv.Redis(t), helm3.WithLog(lb.log))
+	sb, err := helm3.Open(context.Background(), redis.Name, redisenv.URL(t), helm3.WithLog(lb.log))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	conn := strings.Replace(sen.URL(), "master_name="+testenv.SentinelMaster, "master_name=nosuchmaster", 1)
+	conn := strings.Replace(sen.URL(), "master_name="+redisenv.SentinelMaster, "master_name=nosuchmaster", 1)
 	if sa, err := helm3.Open(context.Background(), redis.Name, conn, helm3.WithLog(la.log), helm3.WithTimeout(5*time.Second)); err == nil {
 		sa.Close()
 		t.Fatal("Open with a master name the Sentinel does not know succeeded")
@@ -77,7 +77,7 @@ func TestGoRedisLogsByContext(t *testing.T) {
 // failing") goes to the process's standard log, not to the log
 // of either of two open stores.
 func TestGoRedisLogsUnattributed(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 1)
+	c := redisenv.StartCluster(t, 3, 1)
 	std := captureStdLog(t)
 	var la, lb logs
 	sa, err := helm3.Open(context.Background(), redis.Name, c.URL()+"?route_by_latency=true&dial_timeout=200ms", helm3.WithLog(la.log), helm3.WithTimeout(5*time.Second))
@@ -85,7 +85,7 @@ func TestGoRedisLogsUnattributed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sa.Close()
-	sb, err := helm3.Open(context.Background(), redis.Name, testenv.Redis(t), helm3.WithLog(lb.log))
+	sb, err := helm3.Open(context.Background(), redis.Name, redisenv.URL(t), helm3.WithLog(lb.log))
 	if err != nil {
 		t.Fatal(err)
 	}

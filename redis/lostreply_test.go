@@ -13,6 +13,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
@@ -33,7 +34,7 @@ func largeRelease(name string, size int) *release.Release {
 // or fails as unavailable, never "not found"; the release is gone; and no
 // record holding its frames is left behind.
 func TestLostDeleteReplyLargeRelease(t *testing.T) {
-	n := testenv.StartRedisNode(t)
+	n := redisenv.StartNode(t)
 	conn := withPrefix(t, "redis://"+n.Addr+"/0")
 	prefix := prefixOf(t, conn)
 	s := openStore(t, conn)
@@ -95,7 +96,7 @@ func TestLostDeleteReplyLargeRelease(t *testing.T) {
 // record holding the release's frames (the script once kept them in its
 // reply's record, for five minutes, when no reply of it could be read).
 func TestDeleteTooLargeForReadTimeout(t *testing.T) {
-	n := testenv.StartRedisNode(t)
+	n := redisenv.StartNode(t)
 	conn := withPrefix(t, "redis://"+n.Addr+"/0")
 	prefix := prefixOf(t, conn)
 	s := openStore(t, conn)
@@ -160,7 +161,7 @@ func TestDeleteTooLargeForReadTimeout(t *testing.T) {
 // timeout, and at least five minutes. Checked on the records a Create, an
 // Update and a Delete leave, for the default timeout, a long one and none.
 func TestWriteRecordOutlivesTheTimeout(t *testing.T) {
-	n := testenv.StartRedisNode(t)
+	n := redisenv.StartNode(t)
 	admin := n.Client()
 	defer admin.Close()
 	ctx := context.Background()

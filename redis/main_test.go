@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	testenv.StopRedisServers()
+	redisenv.StopServers()
 	benchmarks.DropHelmSQL()
 	os.Exit(code)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
@@ -34,7 +35,7 @@ func (l *logs) String() string {
 }
 
 func TestOpenRefusesEvictingServer(t *testing.T) {
-	n := testenv.StartRedisNode(t, "--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru")
+	n := redisenv.StartNode(t, "--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru")
 	conn := "redis://" + n.Addr + "/0"
 	_, err := helm3.Open(context.Background(), redis.Name, conn)
 	if err == nil || !strings.Contains(err.Error(), "maxmemory-policy allkeys-lru") || !strings.Contains(err.Error(), "allow_eviction=true") {
@@ -54,7 +55,7 @@ func TestOpenRefusesEvictingServer(t *testing.T) {
 }
 
 func TestOpenWarnsWithoutPersistence(t *testing.T) {
-	volatile := testenv.StartRedisNode(t) // save "" appendonly no
+	volatile := redisenv.StartNode(t) // save "" appendonly no
 	var l logs
 	s, err := helm3.Open(context.Background(), redis.Name, "redis://"+volatile.Addr, helm3.WithLog(l.log))
 	if err != nil {
@@ -64,7 +65,7 @@ func TestOpenWarnsWithoutPersistence(t *testing.T) {
 	if !strings.Contains(l.String(), "persists nothing") {
 		t.Fatalf("no warning about a server that persists nothing; log:\n%s", l.String())
 	}
-	durable := testenv.StartRedisNode(t, "--appendonly", "yes")
+	durable := redisenv.StartNode(t, "--appendonly", "yes")
 	var l2 logs
 	s, err = helm3.Open(context.Background(), redis.Name, "redis://"+durable.Addr, helm3.WithLog(l2.log))
 	if err != nil {
@@ -80,7 +81,7 @@ func TestOpenWarnsWithoutPersistence(t *testing.T) {
 // the store opens (saying it cannot check the configuration) and works; a
 // wrong password fails without showing either password.
 func TestACLUser(t *testing.T) {
-	n := testenv.StartRedisNode(t)
+	n := redisenv.StartNode(t)
 	admin := n.Client()
 	defer admin.Close()
 	ctx := context.Background()
@@ -148,7 +149,7 @@ func TestConnectionFailure(t *testing.T) {
 	}
 
 	// A store whose server goes away.
-	n := testenv.StartRedisNode(t)
+	n := redisenv.StartNode(t)
 	s := openStore(t, "redis://"+n.Addr+"/0?dial_timeout=1s&max_retries=1")
 	defer s.Close()
 	if err := s.Create("sh.helm.release.v1.app.v1", smallRelease("app", "default", 1, release.StatusDeployed)); err != nil {

@@ -13,18 +13,19 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
 // clusterNode is one primary of a Cluster, reached directly.
 type clusterNode struct {
-	n  *testenv.RedisNode
+	n  *redisenv.Node
 	c  *goredis.Client
 	id string
 }
 
 // clusterPrimaries returns the primaries of c.
-func clusterPrimaries(t *testing.T, c *testenv.RedisCluster) []clusterNode {
+func clusterPrimaries(t *testing.T, c *redisenv.Cluster) []clusterNode {
 	t.Helper()
 	ctx := context.Background()
 	var out []clusterNode
@@ -87,7 +88,7 @@ func moveSlot(t *testing.T, slot int, src, dst clusterNode, all []clusterNode) {
 // is, misses the namespace: the new primary was scanned before its keys
 // arrived, the old one after they left.)
 func TestClusterAllNamespacesDuringSlotMove(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 0)
+	c := redisenv.StartCluster(t, 3, 0)
 	t.Run("scan", func(t *testing.T) { allNamespacesDuringSlotMove(t, c) })
 	t.Run("registry", func(t *testing.T) {
 		defer redis.SetScanKeysMax(-1)()
@@ -95,7 +96,7 @@ func TestClusterAllNamespacesDuringSlotMove(t *testing.T) {
 	})
 }
 
-func allNamespacesDuringSlotMove(t *testing.T, c *testenv.RedisCluster) {
+func allNamespacesDuringSlotMove(t *testing.T, c *redisenv.Cluster) {
 	conn := withPrefix(t, c.URL())
 	prefix := prefixOf(t, conn)
 	ctx := context.Background()
@@ -194,7 +195,7 @@ func allNamespacesDuringSlotMove(t *testing.T, c *testenv.RedisCluster) {
 // all-namespaces view finds it. A primary that loses its data alone does
 // not hide the namespaces of the others.
 func TestClusterRegistryPerPrimaryDataLoss(t *testing.T) {
-	c := testenv.StartRedisCluster(t, 3, 0)
+	c := redisenv.StartCluster(t, 3, 0)
 	conn := withPrefix(t, c.URL())
 	prefix := prefixOf(t, conn)
 	ctx := context.Background()

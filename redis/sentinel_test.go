@@ -15,15 +15,16 @@ import (
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
 // startSentinel starts a primary, a replica and three Sentinels, the
 // servers and the Sentinels each with a password of their own, and returns
 // them with both passwords.
-func startSentinel(t *testing.T) (s *testenv.RedisSentinel, secrets []string) {
+func startSentinel(t *testing.T) (s *redisenv.Sentinel, secrets []string) {
 	secrets = []string{testenv.UniqueName("primary-secret-"), testenv.UniqueName("sentinel-secret-")}
-	return testenv.StartRedisSentinel(t, 1, 3, secrets[0], secrets[1]), secrets
+	return redisenv.StartSentinel(t, 1, 3, secrets[0], secrets[1]), secrets
 }
 
 // The whole suite over a Sentinel connection string (password-protected
@@ -37,7 +38,7 @@ func TestConformanceSentinel(t *testing.T) {
 		for what, conn := range map[string]string{
 			"Sentinel password": strings.Replace(good, secrets[1], "wrong-sentinel-secret", 1),
 			"server password":   strings.Replace(good, secrets[0], "wrong-server-secret", 1),
-			"master name":       strings.Replace(good, "master_name="+testenv.SentinelMaster, "master_name=nosuchmaster", 1),
+			"master name":       strings.Replace(good, "master_name="+redisenv.SentinelMaster, "master_name=nosuchmaster", 1),
 		} {
 			if conn == good {
 				t.Fatalf("%s: the connection string %q does not hold what the test replaces", what, conn)

@@ -14,7 +14,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 
@@ -29,7 +29,7 @@ type rawStore struct {
 
 func newRawStore(t *testing.T) *rawStore {
 	t.Helper()
-	conn := withPrefix(t, testenv.Redis(t))
+	conn := withPrefix(t, redisenv.URL(t))
 	o, err := goredis.ParseURL(strings.SplitN(conn, "?", 2)[0])
 	if err != nil {
 		t.Fatal(err)

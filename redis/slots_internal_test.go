@@ -6,14 +6,14 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
 // The slot of every key keySlot computes is the server's, and every slot's
 // registry tag hashes to that slot: one CLUSTER KEYSLOT per slot, on a real
 // Cluster node.
 func TestSlotTagsAgreeWithTheServer(t *testing.T) {
-	c, _, err := newClient(testenv.SharedRedisCluster(t), nil, &logSink{log: t.Logf})
+	c, _, err := newClient(redisenv.SharedCluster(t), nil, &logSink{log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // The benchmarks are benchmarks.Bench's, on Helm's own SQL driver and on
@@ -46,9 +46,9 @@ func ourTarget(name string, conn func(b *testing.B) string) benchmarks.Target {
 // benchTargets are Helm's SQL driver and our three dialects.
 func benchTargets(b *testing.B) []benchmarks.Target {
 	return []benchmarks.Target{
-		benchmarks.HelmSQLTarget(testenv.PostgresUnmanaged),
-		ourTarget("postgres", func(b *testing.B) string { return testenv.Postgres(b) }),
-		ourTarget("mysql", func(b *testing.B) string { return testenv.MySQL(b) }),
+		benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged),
+		ourTarget("postgres", func(b *testing.B) string { return sqlenv.Postgres(b) }),
+		ourTarget("mysql", func(b *testing.B) string { return sqlenv.MySQL(b) }),
 		ourTarget("sqlite", func(b *testing.B) string { return filepath.Join(b.TempDir(), "helm.db") }),
 	}
 }

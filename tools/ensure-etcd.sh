@@ -2,7 +2,7 @@
 # ensure-etcd.sh: the etcd step of `make test` (target `services`).
 #
 # The crsplit tests run a real kube-apiserver on etcd 3.4 or later. They find
-# etcd as internal/testenv (findEtcd) does, and so does this script:
+# etcd as internal/testenv/kubeenv (findEtcd) does, and so does this script:
 #   1. $HELMSTORE_ETCD, the path of an etcd binary, when set;
 #   2. else `etcd` on PATH;
 #   3. else /usr/bin/etcd (where Debian's etcd-server installs it).

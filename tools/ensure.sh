@@ -1,7 +1,7 @@
 # ensure.sh: what tools/ensure-etcd.sh and tools/ensure-redis.sh share (sourced
-# by them, not run): find a server binary the tests start, as internal/testenv
-# finds it, or install its Debian package with apt-get (as root), or say why
-# not and what to do.
+# by them, not run): find a server binary the tests start, as
+# internal/testenv/kubeenv and redisenv find it, or install its Debian
+# package with apt-get (as root), or say why not and what to do.
 #
 # The sourcing script sets, then calls ensure:
 #   service   the name its messages start with (etcd, redis)

@@ -9,7 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // deniedRole is the PostgreSQL role postgresDenied connects as: it may log
@@ -21,7 +21,7 @@ const deniedRole = "helmstore_denied"
 // the role if it does not exist.
 func postgresDenied(t *testing.T, conn string) string {
 	t.Helper()
-	db, err := sql.Open("pgx", testenv.PostgresServer(t))
+	db, err := sql.Open("pgx", sqlenv.PostgresServer(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,34 +7,34 @@ import (
 	"time"
 )
 
-// portAttempts is how many free ports startOnFreePort tries: a port chosen
+// portAttempts is how many free ports StartOnFreePort tries: a port chosen
 // free may be taken by another process before the server binds it.
 const portAttempts = 3
 
-// startServer starts bin with args in dir (its output in dir/<name>.log)
+// StartServer starts bin with args in dir (its output in dir/<name>.log)
 // and waits, up to d, until ready reports true (nil ready: until addr
 // accepts TCP connections). A server that exits first or never gets ready
 // is stopped, and the error quotes the end of its log.
-func startServer(dir, name, bin string, args []string, addr string, d time.Duration, ready func() bool) (*proc, error) {
+func StartServer(dir, name, bin string, args []string, addr string, d time.Duration, ready func() bool) (*Proc, error) {
 	if ready == nil {
-		ready = func() bool { return reachable(addr) }
+		ready = func() bool { return Reachable(addr) }
 	}
-	p, err := startProc(dir, name, bin, args...)
+	p, err := StartProc(dir, name, bin, args...)
 	if err != nil {
 		return nil, err
 	}
-	if err := waitUntil(p, d, ready); err != nil {
-		p.kill()
+	if err := WaitUntil(p, d, ready); err != nil {
+		p.Kill()
 		return nil, fmt.Errorf("started %s on %s: %w", bin, addr, err)
 	}
 	return p, nil
 }
 
-// startOnFreePort starts a server (as startServer does, ready when it
+// StartOnFreePort starts a server (as StartServer does, ready when it
 // accepts TCP connections) on a free port of 127.0.0.1, args(port) being its
 // arguments, trying another port when it fails. It returns the process and
 // its address.
-func startOnFreePort(dir, name, bin string, args func(port int) []string, d time.Duration) (*proc, string, error) {
+func StartOnFreePort(dir, name, bin string, args func(port int) []string, d time.Duration) (*Proc, string, error) {
 	var last error
 	for attempt := 0; attempt < portAttempts; attempt++ {
 		port, err := freePort()
@@ -42,7 +42,7 @@ func startOnFreePort(dir, name, bin string, args func(port int) []string, d time
 			return nil, "", err
 		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		p, err := startServer(dir, name, bin, args(port), addr, d, nil)
+		p, err := StartServer(dir, name, bin, args(port), addr, d, nil)
 		if err == nil {
 			return p, addr, nil
 		}

@@ -5,19 +5,19 @@ import (
 	"testing"
 )
 
-// shared is a service the tests of one process share: found or started by
+// Shared is a service the tests of one process share: found or started by
 // the first test that asks for it, its value (or the reason there is none)
 // kept for the others.
-type shared[T any] struct {
+type Shared[T any] struct {
 	once sync.Once
 	v    T
 	err  error
 }
 
-// get returns the service, calling find on the first call only. When there
+// Get returns the service, calling find on the first call only. When there
 // is none it ends t as Unavailable does (a skip, or a failure under
 // HELMSTORE_REQUIRE_SERVICES=1), naming it service.
-func (s *shared[T]) get(t testing.TB, service string, find func() (T, error)) T {
+func (s *Shared[T]) Get(t testing.TB, service string, find func() (T, error)) T {
 	t.Helper()
 	s.once.Do(func() { s.v, s.err = find() })
 	if s.err != nil {

@@ -1,17 +1,24 @@
-// Package testenv finds or starts the real services helmstore's tests run
-// against: a service given by environment variable is used as is; otherwise
-// the usual local address is probed; otherwise the service is started from
-// local binaries (or with testcontainers where a Docker engine answers).
+// Package testenv is what every test that needs a real service shares: the
+// rule for a service that is missing (skipped, or failed under
+// HELMSTORE_REQUIRE_SERVICES=1, as .ci/run sets: in CI a missing service is
+// a failure, never a skip), fault injection on the network path to one
+// (Proxy, NewLossyProxy, Blackhole), and the helpers its subpackages start
+// servers with (StartServer, Proc, Shared, WriteCerts).
 //
-// When none of that works the test is skipped, unless
-// HELMSTORE_REQUIRE_SERVICES=1 (set by .ci/run), in which case it fails: in
-// CI a missing service is a failure, never a skip.
+// Each service has a package of its own, so that a backend's tests link
+// only the clients of the services they use: kubeenv (etcd and
+// kube-apiserver), sqlenv (PostgreSQL, MySQL and MariaDB), redisenv (Redis:
+// one server, Cluster, Sentinel) and cosmosenv (a Cosmos DB test server).
+// Each finds or starts its service the same way: a service given by
+// environment variable is used as is; otherwise the usual local address is
+// probed; otherwise the service is started from local binaries (or with
+// testcontainers where a Docker engine answers).
 package testenv
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -39,12 +46,8 @@ func Unavailable(t testing.TB, service string, err error) {
 	t.Skipf("%s (set %s=1 to fail instead of skipping; see CONTRIBUTING.md \"Running the tests\")", msg, RequireEnv)
 }
 
-var errNoDocker = errors.New("no Docker engine answers")
-
-func getenv(k string) string { return os.Getenv(k) }
-
-// reachable reports whether something accepts TCP connections at addr.
-func reachable(addr string) bool {
+// Reachable reports whether something accepts TCP connections at addr.
+func Reachable(addr string) bool {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return false
@@ -53,11 +56,11 @@ func reachable(addr string) bool {
 	return true
 }
 
-// waitFor polls addr until it accepts connections or d passes.
-func waitFor(addr string, d time.Duration) bool {
+// WaitReachable polls addr until it accepts connections or d passes.
+func WaitReachable(addr string, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		if reachable(addr) {
+		if Reachable(addr) {
 			return true
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -65,8 +68,8 @@ func waitFor(addr string, d time.Duration) bool {
 	return false
 }
 
-// run runs a command, returning its combined output in the error.
-func run(name string, args ...string) error {
+// Run runs a command, returning its combined output in the error.
+func Run(name string, args ...string) error {
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
@@ -90,4 +93,27 @@ func FreePort(t testing.TB) int {
 		t.Fatal(err)
 	}
 	return port
+}
+
+// WaitFor polls cond every 100ms until it returns true or ctx ends.
+func WaitFor(ctx context.Context, cond func() bool) bool {
+	for {
+		if cond() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Tail returns at most the last n bytes of b, as text, for error messages
+// that quote a server's log or a command's output.
+func Tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.TrimSpace(string(b))
 }

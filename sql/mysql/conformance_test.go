@@ -5,17 +5,17 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 func TestConformanceMySQL(t *testing.T) {
-	testenv.MySQLServer(t)
-	drivertest.Run(t, sqltest.Harness("mysql", testenv.MySQL))
+	sqlenv.MySQLServer(t)
+	drivertest.Run(t, sqltest.Harness("mysql", sqlenv.MySQL))
 }
 
 // MySQL 8 differs from MariaDB (no RETURNING, other collations and
 // defaults); it runs where a Docker engine does, or at HELMSTORE_TEST_MYSQL8.
 func TestConformanceMySQL8(t *testing.T) {
-	testenv.MySQL8(t)
-	drivertest.Run(t, sqltest.Harness("mysql", testenv.MySQL8))
+	sqlenv.MySQL8(t)
+	drivertest.Run(t, sqltest.Harness("mysql", sqlenv.MySQL8))
 }

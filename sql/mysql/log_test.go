@@ -10,13 +10,14 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // What the MySQL driver logs (a connection lost mid-reply: "unexpected
 // EOF") goes to the store's log, not to the driver's own logger on the
 // process's standard error, which a Helm command shows its user.
 func TestMySQLDriverLogsToTheStoreLog(t *testing.T) {
-	dsn := testenv.MySQL(t)
+	dsn := sqlenv.MySQL(t)
 	addr := regexp.MustCompile(`tcp\(([^)]*)\)`)
 	loss := new(testenv.ReplyLoss)
 	p := testenv.NewLossyProxy(t, addr.FindStringSubmatch(dsn)[1], loss)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // openStore opens a mysql store and returns it with its backend.
@@ -27,7 +27,7 @@ func openStore(t *testing.T, dsn string) (helm3.Store, sqltest.Backend) {
 // A part larger than max_allowed_packet (random bytes do not compress) is
 // split into chunks under it, on a server with default settings.
 func TestMySQLChunksUnderMaxAllowedPacket(t *testing.T) {
-	dsn := testenv.MySQL(t)
+	dsn := sqlenv.MySQL(t)
 	s, b := openStore(t, dsn)
 	var maxPacket int
 	if err := b.DB().QueryRow("SELECT @@max_allowed_packet").Scan(&maxPacket); err != nil {
@@ -65,7 +65,7 @@ func TestMySQLChunksUnderMaxAllowedPacket(t *testing.T) {
 // A lock wait timeout (1205) is retried: another session holds the same key
 // uncommitted for longer than the timeout, then rolls back.
 func TestMySQLLockWaitTimeoutIsRetried(t *testing.T) {
-	dsn := testenv.MySQL(t)
+	dsn := sqlenv.MySQL(t)
 	sep := "?"
 	if strings.Contains(dsn, "?") {
 		sep = "&"

@@ -13,7 +13,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // withParam appends a go-sql-driver parameter to a DSN.
@@ -28,7 +28,7 @@ func withParam(dsn, kv string) string {
 // helmstore's sessions: a value too long for its column fails the write
 // instead of being silently truncated.
 func TestMySQLStrictModeOverridesDSN(t *testing.T) {
-	dsn := withParam(testenv.MySQL(t), "sql_mode=%27%27")
+	dsn := withParam(sqlenv.MySQL(t), "sql_mode=%27%27")
 	s, b := openStore(t, dsn)
 	if err := s.Create(sqltest.Key("strict", 1), sqltest.Release("strict", "default", 1)); err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func thousandLabels() map[string]string {
 
 // Labels JSON beyond TEXT's 64 KiB is stored whole.
 func TestMySQLThousandMaximalLabels(t *testing.T) {
-	s, _ := openStore(t, testenv.MySQL(t))
+	s, _ := openStore(t, sqlenv.MySQL(t))
 	r := sqltest.Release("many", "default", 1)
 	r.Labels = thousandLabels()
 	if err := s.Create(sqltest.Key("many", 1), r); err != nil {
@@ -95,7 +95,7 @@ func TestMySQLThousandMaximalLabels(t *testing.T) {
 
 // Namespaces, keys and names compare exactly: trailing spaces matter.
 func TestMySQLNoPadSpace(t *testing.T) {
-	s, b := openStore(t, testenv.MySQL(t))
+	s, b := openStore(t, sqlenv.MySQL(t))
 	ctx := context.Background()
 	r := sqltest.Release("pad", "default", 1)
 	r.Namespace = "padns"
@@ -126,7 +126,7 @@ func TestMySQLNoPadSpace(t *testing.T) {
 // A password holding '?', '@', '/' and ':' works in both connection string
 // forms.
 func TestMySQLPasswordSpecialCharacters(t *testing.T) {
-	dsn := testenv.MySQL(t)
+	dsn := sqlenv.MySQL(t)
 	base, err := gomysql.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)

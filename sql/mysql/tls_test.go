@@ -10,12 +10,13 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // TLS to a real MariaDB that refuses plaintext: with tls-ca the store works;
 // without TLS, or with a CA that did not sign the server, it is refused.
 func TestMySQLTLS(t *testing.T) {
-	srv := testenv.StartTLSMySQL(t)
+	srv := sqlenv.StartTLSMySQL(t)
 	dsn := func(params string) string {
 		return fmt.Sprintf("%s:%s@tcp(%s)/%s?%s", srv.User, srv.Password, srv.Addr, srv.Database, params)
 	}

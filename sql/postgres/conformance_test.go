@@ -5,10 +5,10 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 func TestConformancePostgres(t *testing.T) {
-	testenv.PostgresServer(t)
-	drivertest.Run(t, sqltest.Harness("postgres", testenv.Postgres))
+	sqlenv.PostgresServer(t)
+	drivertest.Run(t, sqltest.Harness("postgres", sqlenv.Postgres))
 }

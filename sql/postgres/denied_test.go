@@ -12,6 +12,7 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // A role that may use the store's schema but holds no privilege on its
@@ -19,7 +20,7 @@ import (
 // or "not found": at Open (the migration table), or, once it may read that
 // table, at each operation on the store's own tables.
 func TestPostgresPrivilegeDenied(t *testing.T) {
-	conn := testenv.Postgres(t)
+	conn := sqlenv.Postgres(t)
 	s := sqltest.Open(t, "postgres", conn)
 	defer s.Close()
 	if err := s.Create("sh.helm.release.v1.app.v1", sqltest.Release("app", "default", 1)); err != nil {
@@ -30,7 +31,7 @@ func TestPostgresPrivilegeDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := u.Query().Get("search_path")
-	admin, err := sql.Open("pgx", testenv.PostgresServer(t))
+	admin, err := sql.Open("pgx", sqlenv.PostgresServer(t))
 	if err != nil {
 		t.Fatal(err)
 	}

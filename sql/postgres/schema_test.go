@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // A search_path naming no existing schema is refused at Open with an error
 // that says so, not a driver's "converting NULL to string".
 func TestPostgresMissingSchema(t *testing.T) {
-	u, err := url.Parse(testenv.PostgresServer(t))
+	u, err := url.Parse(sqlenv.PostgresServer(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // openBackend opens a postgres store and returns it with its backend.
@@ -32,7 +33,7 @@ func TestPostgresServerSideBounds(t *testing.T) {
 		}
 		return v
 	}
-	conn := testenv.Postgres(t)
+	conn := sqlenv.Postgres(t)
 	if _, b := openBackend(t, conn, helm3.WithTimeout(3*time.Second)); show(b) != "3s" {
 		t.Fatalf("statement_timeout %q with WithTimeout(3s); want 3s", show(b))
 	}
@@ -68,7 +69,7 @@ func TestPostgresServerSideBounds(t *testing.T) {
 // server gets a cancel request, instead of the client only abandoning the
 // connection while the statement runs on.
 func TestPostgresCancelStopsStatement(t *testing.T) {
-	_, b := openBackend(t, testenv.Postgres(t))
+	_, b := openBackend(t, sqlenv.Postgres(t))
 	marker := testenv.UniqueName("helmstore_sleep_")
 	active := func() int {
 		var n int
@@ -100,7 +101,7 @@ func TestPostgresCancelStopsStatement(t *testing.T) {
 // (statement_timeout from the store's timeout). Before, the server ran
 // such statements to their end (for the many-label query, many minutes).
 func TestPostgresStatementOutlivesNoClient(t *testing.T) {
-	conn := testenv.Postgres(t)
+	conn := sqlenv.Postgres(t)
 	_, direct := openBackend(t, conn)
 	u, _ := url.Parse(conn)
 	hole := testenv.NewBlackhole(t, u.Host)

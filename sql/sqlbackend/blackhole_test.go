@@ -11,6 +11,7 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // A server that stops answering without closing the connection (a dead
@@ -22,13 +23,13 @@ func TestBlackholedServer(t *testing.T) {
 		conn    func(t *testing.T) string
 		through func(conn, addr string) (string, string)
 	}{
-		{"postgres", func(t *testing.T) string { return testenv.Postgres(t) }, func(conn, addr string) (string, string) {
+		{"postgres", func(t *testing.T) string { return sqlenv.Postgres(t) }, func(conn, addr string) (string, string) {
 			u, _ := url.Parse(conn)
 			target := u.Host
 			u.Host = addr
 			return u.String(), target
 		}},
-		{"mysql", func(t *testing.T) string { return testenv.MySQL(t) }, func(conn, addr string) (string, string) {
+		{"mysql", func(t *testing.T) string { return sqlenv.MySQL(t) }, func(conn, addr string) (string, string) {
 			re := regexp.MustCompile(`tcp\(([^)]*)\)`)
 			return re.ReplaceAllString(conn, "tcp("+addr+")"), re.FindStringSubmatch(conn)[1]
 		}},

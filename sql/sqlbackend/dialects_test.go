@@ -5,14 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/engine"
-
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/sql/sqlbackend"
-
+	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 	_ "github.com/helmstore/helmstore/sql/mysql"
 	_ "github.com/helmstore/helmstore/sql/postgres"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
 	_ "github.com/helmstore/helmstore/sql/sqlite"
 )
 
@@ -25,8 +23,8 @@ var dialects = []struct {
 	conn func(t testing.TB) string
 }{
 	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }},
-	{"postgres", func(t testing.TB) string { testenv.PostgresServer(t); return testenv.Postgres(t) }},
-	{"mysql", func(t testing.TB) string { testenv.MySQLServer(t); return testenv.MySQL(t) }},
+	{"postgres", func(t testing.TB) string { sqlenv.PostgresServer(t); return sqlenv.Postgres(t) }},
+	{"mysql", func(t testing.TB) string { sqlenv.MySQLServer(t); return sqlenv.MySQL(t) }},
 }
 
 // sqlBackends opens a fresh store of each SQL backend, giving the store and

@@ -18,6 +18,7 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // throughProxy returns conn rewritten to reach its server through a proxy
@@ -47,7 +48,7 @@ func TestConnectionFailureIsNotNotFound(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		conn func(t *testing.T) string
-	}{{"postgres", func(t *testing.T) string { return testenv.Postgres(t) }}, {"mysql", func(t *testing.T) string { return testenv.MySQL(t) }}} {
+	}{{"postgres", func(t *testing.T) string { return sqlenv.Postgres(t) }}, {"mysql", func(t *testing.T) string { return sqlenv.MySQL(t) }}} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, proxy := throughProxy(t, c.name, c.conn(t))
 			s := sqltest.Open(t, c.name, conn)
@@ -90,8 +91,8 @@ func TestConcurrentOpenFromProcesses(t *testing.T) {
 		conn func(t *testing.T) string
 	}{
 		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "fresh.db") }},
-		{"postgres", func(t *testing.T) string { return testenv.Postgres(t) }},
-		{"mysql", func(t *testing.T) string { return testenv.MySQL(t) }},
+		{"postgres", func(t *testing.T) string { return sqlenv.Postgres(t) }},
+		{"mysql", func(t *testing.T) string { return sqlenv.MySQL(t) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn := c.conn(t)

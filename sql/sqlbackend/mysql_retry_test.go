@@ -14,13 +14,13 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // A connection killed mid-transaction fails that operation, leaves no part
 // of the release behind, and the next operation succeeds on a new connection.
 func TestMySQLKilledConnection(t *testing.T) {
-	dsn := testenv.MySQL(t)
+	dsn := sqlenv.MySQL(t)
 	s, b := openStore(t, "mysql", dsn)
 	admin, err := stdsql.Open("mysql", dsn)
 	if err != nil {
@@ -74,7 +74,7 @@ func TestMySQLKilledConnection(t *testing.T) {
 // more rows) and is run again, the release is stored once, and the
 // deadlock is counted and logged.
 func TestMySQLDeadlockIsRetried(t *testing.T) {
-	dsn := testenv.MySQL(t)
+	dsn := sqlenv.MySQL(t)
 	var logMu sync.Mutex
 	var logged []string
 	s, b := openStore(t, "mysql", dsn, helm3.WithLog(func(format string, v ...interface{}) {

@@ -15,6 +15,7 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // unusedPort returns a local TCP address nothing listens on.
@@ -61,24 +62,24 @@ func TestServerKillsSessions(t *testing.T) {
 		conn func(t *testing.T) (string, func() int)
 	}{
 		{"postgres", func(t *testing.T) (string, func() int) {
-			u, _ := url.Parse(testenv.Postgres(t))
+			u, _ := url.Parse(sqlenv.Postgres(t))
 			app := testenv.UniqueName("hs_kill_")
 			q := u.Query()
 			q.Set("application_name", app)
 			u.RawQuery = q.Encode()
 			return u.String(), func() int {
-				return killAll(t, "pgx", testenv.PostgresServer(t), "SELECT pid FROM pg_stat_activity WHERE application_name = $1", app,
+				return killAll(t, "pgx", sqlenv.PostgresServer(t), "SELECT pid FROM pg_stat_activity WHERE application_name = $1", app,
 					func(id int64) string { return fmt.Sprintf("SELECT pg_terminate_backend(%d)", id) })
 			}
 		}},
 		{"mysql", func(t *testing.T) (string, func() int) {
-			conn := testenv.MySQL(t)
+			conn := sqlenv.MySQL(t)
 			cfg, err := gomysql.ParseDSN(conn)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return conn, func() int {
-				return killAll(t, "mysql", testenv.MySQLServer(t), "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()", cfg.DBName,
+				return killAll(t, "mysql", sqlenv.MySQLServer(t), "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()", cfg.DBName,
 					func(id int64) string { return fmt.Sprintf("KILL %d", id) })
 			}
 		}},

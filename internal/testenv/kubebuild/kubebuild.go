@@ -1,6 +1,6 @@
 // Package kubebuild builds (once, into a cache directory) the real
 // kube-apiserver and kube-controller-manager the crsplit tests run against,
-// from the separate tools/kube module. It is used by testenv.KubeBinaries
+// from the separate tools/kube module. It is used by kubeenv.Binaries
 // (the tests build on demand) and by the command `make kube` runs
 // (internal/testenv/cmd/kubebin), so that `make test` builds them as a
 // visible step of its own. It depends on nothing heavy, so that command
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/internal/filelock"
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // BinDirEnv names a directory that already holds kube-apiserver and
@@ -267,7 +268,7 @@ func (o *buildOutput) errors(n int) string {
 			keep = append(keep, s.Text())
 		}
 	}
-	return Tail([]byte(strings.Join(keep, "\n")), n)
+	return testenv.Tail([]byte(strings.Join(keep, "\n")), n)
 }
 
 // Have reports whether dir holds both binaries, executable.
@@ -359,12 +360,4 @@ func findToolsKube() (string, error) {
 		}
 	}
 	return "", errors.New("cannot find the tools/kube module (run from inside the helmstore repository, or set " + BinDirEnv + ")")
-}
-
-// Tail returns at most the last n bytes of b, as text.
-func Tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return strings.TrimSpace(string(b))
 }

@@ -2,7 +2,7 @@
 // crsplit tests run against, with progress lines, or says in one line where
 // the cached ones are. `make kube` and `make test` run it, so that a cold
 // build is a visible step of its own rather than minutes of silence inside a
-// test; the tests call the same code (testenv.KubeBinaries) and build on
+// test; the tests call the same code (kubeenv.Binaries) and build on
 // demand when this step has not run.
 //
 // With -optional (as in `make test`) a failed build is reported and the

@@ -1,4 +1,4 @@
-package testenv
+package kubeenv
 
 import (
 	"os"
@@ -6,9 +6,9 @@ import (
 	"github.com/helmstore/helmstore/internal/testenv/kubebuild"
 )
 
-// KubeBinDirEnv names a directory that already holds kube-apiserver and
+// BinDirEnv names a directory that already holds kube-apiserver and
 // kube-controller-manager binaries; when set, nothing is built.
-const KubeBinDirEnv = kubebuild.BinDirEnv
+const BinDirEnv = kubebuild.BinDirEnv
 
 // The Kubernetes commands the harness builds from tools/kube.
 const (
@@ -16,7 +16,7 @@ const (
 	kubeControllerManager = kubebuild.ControllerManager
 )
 
-// KubeBinaries returns a directory holding kube-apiserver and
+// Binaries returns a directory holding kube-apiserver and
 // kube-controller-manager: the one in HELMSTORE_KUBE_BIN_DIR, else a cache
 // directory ${XDG_CACHE_HOME:-$HOME/.cache}/helmstore/kube-<hash>/ keyed by
 // the tools/kube module, built there on first use (see kubebuild.Binaries).
@@ -24,15 +24,12 @@ const (
 // cold build (several minutes) is visible; without that step the tests
 // build on demand, reporting progress on stderr. Concurrent test processes
 // wait for one build under a file lock.
-func KubeBinaries() (string, error) {
+func Binaries() (string, error) {
 	r, err := kubebuild.Binaries(kubebuild.Options{Progress: prefixWriter{"testenv: "}})
 	return r.Dir, err
 }
 
 func haveKubeBinaries(dir string) bool { return kubebuild.Have(dir) }
-
-// tail returns at most the last n bytes of b, as text.
-func tail(b []byte, n int) string { return kubebuild.Tail(b, n) }
 
 // prefixWriter writes each line to stderr after a prefix.
 type prefixWriter struct{ prefix string }

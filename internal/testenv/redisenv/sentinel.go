@@ -1,4 +1,4 @@
-package testenv
+package redisenv
 
 import (
 	"context"
@@ -9,51 +9,53 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-// SentinelMaster is the name under which the Sentinels StartRedisSentinel
+// SentinelMaster is the name under which the Sentinels StartSentinel
 // starts monitor their primary.
 const SentinelMaster = "helmstore"
 
-// RedisSentinel is a Sentinel-managed Redis of private processes on
+// Sentinel is a Sentinel-managed Redis of private processes on
 // loopback ports: a primary, its replicas, and Sentinels watching them.
-type RedisSentinel struct {
+type Sentinel struct {
 	// Servers in the order started: the first primary, then its replicas
 	// (a failover changes the roles: see Primary).
-	Servers []*RedisNode
+	Servers []*Node
 	// Sentinels, each a redis-server --sentinel with its own config file.
-	Sentinels []*RedisNode
+	Sentinels []*Node
 	// Password is the servers' password (requirepass and masterauth);
 	// SentinelPassword the Sentinels' own. "" for none.
 	Password, SentinelPassword string
 }
 
-// StartRedisSentinel starts a primary with replicas replicas and sentinels
+// StartSentinel starts a primary with replicas replicas and sentinels
 // Sentinels (quorum: a majority of them), each on a free loopback port,
 // stopped when t ends; the servers ask for password and the Sentinels for
 // sentinelPassword when not "". It returns once every replica is in sync
 // and every Sentinel knows the primary, the replicas and the other
 // Sentinels, so that a failover can start as soon as the primary fails.
 // Sentinels decide the primary is down after a second without answer.
-func StartRedisSentinel(t testing.TB, replicas, sentinels int, password, sentinelPassword string) *RedisSentinel {
+func StartSentinel(t testing.TB, replicas, sentinels int, password, sentinelPassword string) *Sentinel {
 	t.Helper()
 	s, err := startRedisSentinel(replicas, sentinels, password, sentinelPassword)
 	if err != nil {
-		Unavailable(t, "Redis Sentinel", err)
+		testenv.Unavailable(t, "Redis Sentinel", err)
 	}
 	t.Cleanup(s.kill)
 	return s
 }
 
-func (s *RedisSentinel) kill() {
-	for _, n := range append(append([]*RedisNode(nil), s.Sentinels...), s.Servers...) {
+func (s *Sentinel) kill() {
+	for _, n := range append(append([]*Node(nil), s.Sentinels...), s.Servers...) {
 		n.Kill()
 	}
 }
 
-func startRedisSentinel(replicas, sentinels int, password, sentinelPassword string) (*RedisSentinel, error) {
-	s := &RedisSentinel{Password: password, SentinelPassword: sentinelPassword}
-	fail := func(err error) (*RedisSentinel, error) {
+func startRedisSentinel(replicas, sentinels int, password, sentinelPassword string) (*Sentinel, error) {
+	s := &Sentinel{Password: password, SentinelPassword: sentinelPassword}
+	fail := func(err error) (*Sentinel, error) {
 		s.kill()
 		return nil, err
 	}
@@ -101,7 +103,7 @@ func startRedisSentinel(replicas, sentinels int, password, sentinelPassword stri
 }
 
 // waitSynced waits until every running replica's link to its primary is up.
-func (s *RedisSentinel) waitSynced(d time.Duration) error {
+func (s *Sentinel) waitSynced(d time.Duration) error {
 	deadline := time.Now().Add(d)
 	last := ""
 	for time.Now().Before(deadline) {
@@ -127,7 +129,7 @@ func (s *RedisSentinel) waitSynced(d time.Duration) error {
 
 // waitSentinels waits until every Sentinel sees the primary up, with
 // replicas replicas and the other Sentinels.
-func (s *RedisSentinel) waitSentinels(replicas, sentinels int, d time.Duration) error {
+func (s *Sentinel) waitSentinels(replicas, sentinels int, d time.Duration) error {
 	want := map[string]string{"flags": "master", "num-slaves": strconv.Itoa(replicas), "num-other-sentinels": strconv.Itoa(sentinels - 1)}
 	deadline := time.Now().Add(d)
 	last := ""
@@ -155,7 +157,7 @@ func (s *RedisSentinel) waitSentinels(replicas, sentinels int, d time.Duration) 
 
 // sentinelMaster returns what Sentinel n says of the primary (SENTINEL
 // MASTER's field-value pairs).
-func sentinelMaster(n *RedisNode) (map[string]string, error) {
+func sentinelMaster(n *Node) (map[string]string, error) {
 	cl := n.Client()
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -180,7 +182,7 @@ func sentinelMaster(n *RedisNode) (map[string]string, error) {
 	return m, nil
 }
 
-func nodeInfo(n *RedisNode, section string) (string, error) {
+func nodeInfo(n *Node, section string) (string, error) {
 	cl := n.Client()
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -191,7 +193,7 @@ func nodeInfo(n *RedisNode, section string) (string, error) {
 // URL returns the redis backend's Sentinel connection string: the
 // Sentinels' addresses, the Sentinels' password in the URL's user info, the
 // master name and the servers' password as parameters, database 0.
-func (s *RedisSentinel) URL() string {
+func (s *Sentinel) URL() string {
 	addrs := make([]string, len(s.Sentinels))
 	for i, n := range s.Sentinels {
 		addrs[i] = n.Addr
@@ -210,7 +212,7 @@ func (s *RedisSentinel) URL() string {
 
 // Primary returns the server every running Sentinel names as the primary,
 // or an error when they do not agree (yet) or name none of s.Servers.
-func (s *RedisSentinel) Primary() (*RedisNode, error) {
+func (s *Sentinel) Primary() (*Node, error) {
 	addr := ""
 	for _, n := range s.Sentinels {
 		if !n.Running() {
@@ -236,7 +238,7 @@ func (s *RedisSentinel) Primary() (*RedisNode, error) {
 
 // WaitFailover waits until every running Sentinel names a primary other
 // than old that is running and answers ROLE as a primary, and returns it.
-func (s *RedisSentinel) WaitFailover(old *RedisNode, d time.Duration) (*RedisNode, error) {
+func (s *Sentinel) WaitFailover(old *Node, d time.Duration) (*Node, error) {
 	deadline := time.Now().Add(d)
 	var last error
 	for time.Now().Before(deadline) {
@@ -265,7 +267,7 @@ func (s *RedisSentinel) WaitFailover(old *RedisNode, d time.Duration) (*RedisNod
 // WaitReplicated waits until every running replica has applied everything
 // its primary has, so the primary can be killed without losing what was
 // written before.
-func (s *RedisSentinel) WaitReplicated(d time.Duration) error {
+func (s *Sentinel) WaitReplicated(d time.Duration) error {
 	if err := s.waitSynced(d); err != nil {
 		return err
 	}

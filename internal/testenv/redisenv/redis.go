@@ -1,4 +1,9 @@
-package testenv
+// Package redisenv finds or starts the Redis servers the redis backend's
+// tests run against: a shared standalone server (URL), private servers
+// that tests kill and restart (StartNode, StartTLS), a Cluster (StartCluster,
+// SharedCluster) and a Sentinel group (StartSentinel), all from a local
+// redis-server binary.
+package redisenv
 
 import (
 	"context"
@@ -14,33 +19,35 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-// RedisEnv names a Redis server for tests (a redis:// or rediss:// URL).
-const RedisEnv = "HELMSTORE_TEST_REDIS"
+// Env names a Redis server for tests (a redis:// or rediss:// URL).
+const Env = "HELMSTORE_TEST_REDIS"
 
-// RedisServerEnv is the path of the redis-server binary tests start
+// ServerEnv is the path of the redis-server binary tests start
 // (default: redis-server on PATH, else /usr/bin/redis-server).
-const RedisServerEnv = "HELMSTORE_REDIS_SERVER"
+const ServerEnv = "HELMSTORE_REDIS_SERVER"
 
 const defaultRedis = "redis://127.0.0.1:6379/0"
 
-var redisServer shared[string]
+var redisServer testenv.Shared[string]
 
-// Redis returns the URL of a reachable standalone Redis server: the one in
+// URL returns the URL of a reachable standalone Redis server: the one in
 // HELMSTORE_TEST_REDIS, else the machine's own on 127.0.0.1:6379, else a
 // private redis-server started on a free loopback port (stopped when the
 // test binary exits). Tests share it; each keeps to its own key prefix.
-func Redis(t testing.TB) string {
+func URL(t testing.TB) string {
 	t.Helper()
-	return redisServer.get(t, "Redis", findRedis)
+	return redisServer.Get(t, "Redis", findRedis)
 }
 
 func findRedis() (string, error) {
-	if u := os.Getenv(RedisEnv); u != "" {
+	if u := os.Getenv(Env); u != "" {
 		return u, pingRedis(u)
 	}
-	if reachable("127.0.0.1:6379") && pingRedis(defaultRedis) == nil {
+	if testenv.Reachable("127.0.0.1:6379") && pingRedis(defaultRedis) == nil {
 		return defaultRedis, nil
 	}
 	n, err := startRedisNode(nil)
@@ -62,9 +69,9 @@ func pingRedis(u string) error {
 	return c.Ping(ctx).Err()
 }
 
-// RedisServerBinary returns the redis-server to start, or why there is none.
-func RedisServerBinary() (string, error) {
-	if p := os.Getenv(RedisServerEnv); p != "" {
+// ServerBinary returns the redis-server to start, or why there is none.
+func ServerBinary() (string, error) {
+	if p := os.Getenv(ServerEnv); p != "" {
 		return p, nil
 	}
 	if p, err := exec.LookPath("redis-server"); err == nil {
@@ -73,11 +80,11 @@ func RedisServerBinary() (string, error) {
 	if _, err := os.Stat("/usr/bin/redis-server"); err == nil {
 		return "/usr/bin/redis-server", nil
 	}
-	return "", errors.New("redis-server is not installed (not on PATH, no /usr/bin/redis-server, " + RedisServerEnv + " not set): `make test` installs Debian's redis-server (tools/ensure-redis.sh)")
+	return "", errors.New("redis-server is not installed (not on PATH, no /usr/bin/redis-server, " + ServerEnv + " not set): `make test` installs Debian's redis-server (tools/ensure-redis.sh)")
 }
 
-// RedisNode is a redis-server process a test started, on 127.0.0.1.
-type RedisNode struct {
+// Node is a redis-server process a test started, on 127.0.0.1.
+type Node struct {
 	Addr string
 	Port int
 	Dir  string
@@ -86,18 +93,18 @@ type RedisNode struct {
 	password string
 
 	mu sync.Mutex
-	p  *proc
+	p  *testenv.Proc
 }
 
 var (
 	nodesMu sync.Mutex
-	nodes   []*RedisNode
+	nodes   []*Node
 )
 
-// StopRedisServers stops every redis-server the tests of this process
+// StopServers stops every redis-server the tests of this process
 // started (call it from TestMain after m.Run; the kernel kills them anyway
 // when the test process dies).
-func StopRedisServers() {
+func StopServers() {
 	nodesMu.Lock()
 	ns := nodes
 	nodes = nil
@@ -107,13 +114,13 @@ func StopRedisServers() {
 	}
 }
 
-// StartRedisNode starts a private redis-server on a free loopback port with
+// StartNode starts a private redis-server on a free loopback port with
 // extra arguments, stopped when t ends.
-func StartRedisNode(t testing.TB, extra ...string) *RedisNode {
+func StartNode(t testing.TB, extra ...string) *Node {
 	t.Helper()
 	n, err := startRedisNode(extra)
 	if err != nil {
-		Unavailable(t, "redis-server", err)
+		testenv.Unavailable(t, "redis-server", err)
 	}
 	t.Cleanup(n.Kill)
 	return n
@@ -122,7 +129,7 @@ func StartRedisNode(t testing.TB, extra ...string) *RedisNode {
 // startRedisNode starts redis-server with extra arguments in a new temporary
 // directory (no persistence unless extra asks for it). A "{port}" in extra
 // is replaced by the port chosen; with --tls-port, the plain port is off.
-func startRedisNode(extra []string) (*RedisNode, error) {
+func startRedisNode(extra []string) (*Node, error) {
 	return startRedisProcess("", extra)
 }
 
@@ -130,8 +137,8 @@ func startRedisNode(extra []string) (*RedisNode, error) {
 // config, that text (after "{port}" is replaced) is written to redis.conf in
 // the node's directory and the server loads it (a Sentinel needs a config
 // file it can rewrite).
-func startRedisProcess(config string, extra []string) (*RedisNode, error) {
-	bin, err := RedisServerBinary()
+func startRedisProcess(config string, extra []string) (*Node, error) {
+	bin, err := ServerBinary()
 	if err != nil {
 		return nil, err
 	}
@@ -139,8 +146,8 @@ func startRedisProcess(config string, extra []string) (*RedisNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &RedisNode{Dir: dir}
-	p, addr, err := startOnFreePort(dir, "redis", bin, func(port int) []string {
+	n := &Node{Dir: dir}
+	p, addr, err := testenv.StartOnFreePort(dir, "redis", bin, func(port int) []string {
 		n.args = redisArgs(dir, port, config, extra)
 		return n.args
 	}, 30*time.Second)
@@ -182,30 +189,30 @@ func redisArgs(dir string, port int, config string, extra []string) []string {
 }
 
 // Kill kills the server (SIGKILL: nothing is saved on the way out).
-func (n *RedisNode) Kill() {
+func (n *Node) Kill() {
 	n.mu.Lock()
 	p := n.p
 	n.p = nil
 	n.mu.Unlock()
-	p.kill()
+	p.Kill()
 }
 
 // Running reports whether n is running (not killed, not exited).
-func (n *RedisNode) Running() bool {
+func (n *Node) Running() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.p != nil && !n.p.exited()
+	return n.p != nil && !n.p.Exited()
 }
 
 // Restart starts the server again after Kill, with the same port,
 // arguments and directory (what it persisted there, if anything, is
 // loaded).
-func (n *RedisNode) Restart() error {
-	bin, err := RedisServerBinary()
+func (n *Node) Restart() error {
+	bin, err := ServerBinary()
 	if err != nil {
 		return err
 	}
-	p, err := startServer(n.Dir, "redis", bin, n.args, n.Addr, 30*time.Second, nil)
+	p, err := testenv.StartServer(n.Dir, "redis", bin, n.args, n.Addr, 30*time.Second, nil)
 	if err != nil {
 		return err
 	}
@@ -217,21 +224,21 @@ func (n *RedisNode) Restart() error {
 
 // Client returns a go-redis client connected to the node alone (with the
 // node's password, if it has one).
-func (n *RedisNode) Client() *goredis.Client {
+func (n *Node) Client() *goredis.Client {
 	return goredis.NewClient(&goredis.Options{Addr: n.Addr, Password: n.password})
 }
 
-// StartTLSRedis starts a private redis-server that accepts only TLS, with a
+// StartTLS starts a private redis-server that accepts only TLS, with a
 // certificate for 127.0.0.1 signed by a CA made for it, stopped when t ends.
 // It returns the node and the CA's PEM file. Clients need no certificate.
-func StartTLSRedis(t testing.TB) (*RedisNode, string) {
+func StartTLS(t testing.TB) (*Node, string) {
 	t.Helper()
 	dir := t.TempDir()
-	ca, err := writeCerts(dir)
+	ca, err := testenv.WriteCerts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := StartRedisNode(t, "--tls-port", "{port}", "--tls-cert-file", filepath.Join(dir, "server.pem"),
+	n := StartNode(t, "--tls-port", "{port}", "--tls-cert-file", filepath.Join(dir, "server.pem"),
 		"--tls-key-file", filepath.Join(dir, "server-key.pem"), "--tls-ca-cert-file", ca, "--tls-auth-clients", "no")
 	return n, ca
 }

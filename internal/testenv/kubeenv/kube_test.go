@@ -1,4 +1,4 @@
-package testenv
+package kubeenv
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/internal/testenv/kubebuild"
 )
 
@@ -22,28 +23,28 @@ func TestKubeBinaries(t *testing.T) {
 	if d, ok := t.Deadline(); ok && time.Until(d) < 20*time.Minute && !kubebuild.Built() {
 		// go test's default 10-minute timeout would end a cold build
 		// (and every other test of the package) with a panic.
-		Unavailable(t, "a kube-apiserver binary", errors.New("not built yet, and a cold build ("+kubebuild.ColdBuild+") may not fit in this test's -timeout: run `make kube` first (or go test -timeout 30m)"))
+		testenv.Unavailable(t, "a kube-apiserver binary", errors.New("not built yet, and a cold build ("+kubebuild.ColdBuild+") may not fit in this test's -timeout: run `make kube` first (or go test -timeout 30m)"))
 	}
-	dir, err := KubeBinaries()
+	dir, err := Binaries()
 	if err != nil {
-		Unavailable(t, "a kube-apiserver binary", err)
+		testenv.Unavailable(t, "a kube-apiserver binary", err)
 	}
 	if !haveKubeBinaries(dir) {
-		t.Fatalf("KubeBinaries returned %s, which lacks the binaries", dir)
+		t.Fatalf("Binaries returned %s, which lacks the binaries", dir)
 	}
-	if os.Getenv(KubeBinDirEnv) == "" && !strings.HasPrefix(filepath.Base(dir), "kube-") {
+	if os.Getenv(BinDirEnv) == "" && !strings.HasPrefix(filepath.Base(dir), "kube-") {
 		t.Fatalf("cache directory %s is not keyed by the tools module", dir)
 	}
 }
 
 func TestKubeServer(t *testing.T) {
-	k, err := StartKube()
+	k, err := Start()
 	if err != nil {
 		var noEtcd *noEtcdError
 		if errors.As(err, &noEtcd) {
-			Unavailable(t, "etcd (for kube-apiserver)", err)
+			testenv.Unavailable(t, "etcd (for kube-apiserver)", err)
 		}
-		Unavailable(t, "kube-apiserver", err)
+		testenv.Unavailable(t, "kube-apiserver", err)
 	}
 	defer func() {
 		k.Stop()
@@ -51,7 +52,7 @@ func TestKubeServer(t *testing.T) {
 			t.Errorf("Stop left %s behind", k.Dir())
 		}
 	}()
-	rc, err := rest.HTTPClientFor(k.Config(KubeAdmin))
+	rc, err := rest.HTTPClientFor(k.Config(Admin))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,13 +73,13 @@ func TestKubeServer(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	if c := get(KubeAdmin, "/api/v1/namespaces/kube-system"); c != 200 {
+	if c := get(Admin, "/api/v1/namespaces/kube-system"); c != 200 {
 		t.Fatalf("admin: status %d", c)
 	}
 	if c := get("alice", "/api/v1/namespaces/kube-system"); c != http.StatusForbidden {
 		t.Fatalf("alice reading a namespace: status %d, want 403 (RBAC must be on)", c)
 	}
-	get(KubeAdmin, "/version")
+	get(Admin, "/version")
 	// The kubeconfig names every user.
 	g := k.Getter("bob", "x")
 	cfg, err := g.ToRESTConfig()

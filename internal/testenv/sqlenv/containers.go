@@ -1,15 +1,21 @@
-package testenv
+package sqlenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
+
+var errNoDocker = errors.New("no Docker engine answers")
 
 var (
 	dockerOnce sync.Once
@@ -101,7 +107,7 @@ var (
 func MySQL8(t testing.TB) string {
 	t.Helper()
 	my8Once.Do(func() {
-		if my8DSN = getenv(MySQL8Env); my8DSN != "" {
+		if my8DSN = os.Getenv(MySQL8Env); my8DSN != "" {
 			my8Err = pingMySQL(my8DSN)
 			return
 		}
@@ -116,10 +122,10 @@ func MySQL8(t testing.TB) string {
 		// every machine of this project has, is the required MySQL-family
 		// server.
 		t.Skipf("MySQL 8 is tested only where a Docker engine runs (testcontainers starts mysql:8.4) or at %s=<DSN without database>: no Docker engine answers here and %s is not set. "+
-			"This is the one skip %s=1 allows: MariaDB is the required MySQL-family server, tested by TestConformanceMySQL", MySQL8Env, MySQL8Env, RequireEnv)
+			"This is the one skip %s=1 allows: MariaDB is the required MySQL-family server, tested by TestConformanceMySQL", MySQL8Env, MySQL8Env, testenv.RequireEnv)
 	}
 	if my8Err != nil {
-		Unavailable(t, "MySQL 8", my8Err)
+		testenv.Unavailable(t, "MySQL 8", my8Err)
 	}
 	return freshMySQLDatabase(t, my8DSN)
 }

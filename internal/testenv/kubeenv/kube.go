@@ -1,7 +1,10 @@
-package testenv
+// Package kubeenv starts a real Kubernetes API server for the crsplit
+// tests: etcd and kube-apiserver (built from tools/kube by kubebuild) on
+// loopback ports, with token users and RBAC, shared by a test binary (Kube)
+// or started apart (Start), and kube-controller-manager on demand.
+package kubeenv
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/tls"
@@ -24,6 +27,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // EtcdEnv names the etcd binary to use instead of the one on PATH (or
@@ -34,22 +39,22 @@ const EtcdEnv = "HELMSTORE_ETCD"
 // temporary directory (for example a tmpfs: /dev/shm).
 const EtcdDataEnv = "HELMSTORE_ETCD_DATA_DIR"
 
-// KubeAdmin is the user in group system:masters on every KubeServer.
-const KubeAdmin = "admin"
+// Admin is the user in group system:masters on every Server.
+const Admin = "admin"
 
-// KubeUsers are users every KubeServer authenticates by token and
+// Users are users every Server authenticates by token and
 // authorizes for nothing: tests bind them to roles.
-var KubeUsers = []string{"alice", "bob", "carol"}
+var Users = []string{"alice", "bob", "carol"}
 
-// KubeServer is a real etcd and kube-apiserver on loopback ports, with token
+// Server is a real etcd and kube-apiserver on loopback ports, with token
 // authentication and RBAC authorization.
-type KubeServer struct {
+type Server struct {
 	// URL is the API server's address, https://127.0.0.1:PORT.
 	URL string
 	// CAData verifies the API server's self-signed certificate.
 	CAData []byte
 	// Kubeconfig is a kubeconfig file with a context per user, named after
-	// it (KubeAdmin and each of KubeUsers); the current context is KubeAdmin.
+	// it (Admin and each of Users); the current context is Admin.
 	Kubeconfig string
 
 	dir       string
@@ -57,18 +62,18 @@ type KubeServer struct {
 	bin       string
 	tokens    map[string]string
 
-	etcd, apiserver *proc
+	etcd, apiserver *testenv.Proc
 }
 
-// StartKube starts etcd and kube-apiserver (built by KubeBinaries) in a
+// Start starts etcd and kube-apiserver (built by Binaries) in a
 // temporary directory. Stop ends them and removes the directory.
-func StartKube() (*KubeServer, error) {
+func Start() (*Server, error) {
 	// etcd first: without it, building the binaries would be for nothing.
 	etcdPath, err := findEtcd()
 	if err != nil {
 		return nil, err
 	}
-	bin, err := KubeBinaries()
+	bin, err := Binaries()
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +86,7 @@ func StartKube() (*KubeServer, error) {
 	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, err
 	}
-	k := &KubeServer{dir: dir, bin: bin, tokens: map[string]string{}}
+	k := &Server{dir: dir, bin: bin, tokens: map[string]string{}}
 	if err := k.writeCredentials(); err != nil {
 		k.Stop()
 		return nil, err
@@ -107,7 +112,7 @@ func StartKube() (*KubeServer, error) {
 
 // removeStaleKubeDirs removes the directories of servers whose test process
 // died without stopping them (a panic, a kill): their processes died with
-// it (see detach), their data did not.
+// it (see testenv.StartProc), their data did not.
 func removeStaleKubeDirs() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "helmstore-kube-*"))
 	for _, d := range dirs {
@@ -116,7 +121,7 @@ func removeStaleKubeDirs() {
 			continue
 		}
 		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || processAlive(pid) {
+		if err != nil || testenv.ProcessAlive(pid) {
 			continue
 		}
 		os.RemoveAll(d)
@@ -169,7 +174,7 @@ func randomToken() string {
 
 // writeCredentials writes the service-account signing key pair and the
 // token file.
-func (k *KubeServer) writeCredentials() error {
+func (k *Server) writeCredentials() error {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return err
@@ -185,17 +190,17 @@ func (k *KubeServer) writeCredentials() error {
 		return err
 	}
 	var b strings.Builder
-	k.tokens[KubeAdmin] = randomToken()
-	fmt.Fprintf(&b, "%s,%s,%s,system:masters\n", k.tokens[KubeAdmin], KubeAdmin, KubeAdmin)
-	for _, u := range KubeUsers {
+	k.tokens[Admin] = randomToken()
+	fmt.Fprintf(&b, "%s,%s,%s,system:masters\n", k.tokens[Admin], Admin, Admin)
+	for _, u := range Users {
 		k.tokens[u] = randomToken()
 		fmt.Fprintf(&b, "%s,%s,%s\n", k.tokens[u], u, u)
 	}
 	return os.WriteFile(filepath.Join(k.dir, "tokens.csv"), []byte(b.String()), 0o600)
 }
 
-func (k *KubeServer) start(etcdPath string) error {
-	ports, err := freePorts(3)
+func (k *Server) start(etcdPath string) error {
+	ports, err := testenv.FreePorts(3)
 	if err != nil {
 		return err
 	}
@@ -209,7 +214,7 @@ func (k *KubeServer) start(etcdPath string) error {
 		k.extraDirs = append(k.extraDirs, data)
 	}
 	os.RemoveAll(data)
-	k.etcd, err = startProc(k.dir, "etcd", etcdPath,
+	k.etcd, err = testenv.StartProc(k.dir, "etcd", etcdPath,
 		"--name", "default", "--data-dir", data,
 		"--listen-client-urls", client, "--advertise-client-urls", client,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
@@ -217,11 +222,11 @@ func (k *KubeServer) start(etcdPath string) error {
 	if err != nil {
 		return err
 	}
-	if err := waitUntil(k.etcd, 30*time.Second, func() bool { return httpOK(http.DefaultClient, client+"/health", "") }); err != nil {
+	if err := testenv.WaitUntil(k.etcd, 30*time.Second, func() bool { return httpOK(http.DefaultClient, client+"/health", "") }); err != nil {
 		return err
 	}
 	k.URL = fmt.Sprintf("https://127.0.0.1:%d", ports[2])
-	k.apiserver, err = startProc(k.dir, "kube-apiserver", filepath.Join(k.bin, kubeAPIServer),
+	k.apiserver, err = testenv.StartProc(k.dir, "kube-apiserver", filepath.Join(k.bin, kubeAPIServer),
 		"--etcd-servers="+client,
 		fmt.Sprintf("--secure-port=%d", ports[2]), "--bind-address=127.0.0.1",
 		"--cert-dir="+filepath.Join(k.dir, "certs"),
@@ -238,7 +243,7 @@ func (k *KubeServer) start(etcdPath string) error {
 	}
 	// The certificate appears once the server has generated it.
 	certFile := filepath.Join(k.dir, "certs", "apiserver.crt")
-	if err := waitUntil(k.apiserver, 60*time.Second, func() bool {
+	if err := testenv.WaitUntil(k.apiserver, 60*time.Second, func() bool {
 		b, err := os.ReadFile(certFile)
 		if err != nil || len(b) == 0 {
 			return false
@@ -252,13 +257,13 @@ func (k *KubeServer) start(etcdPath string) error {
 	if err != nil {
 		return err
 	}
-	token := k.tokens[KubeAdmin]
-	return waitUntil(k.apiserver, 90*time.Second, func() bool {
+	token := k.tokens[Admin]
+	return testenv.WaitUntil(k.apiserver, 90*time.Second, func() bool {
 		return httpOK(hc, k.URL+"/readyz", token) && httpOK(hc, k.URL+"/api/v1/namespaces/default", token)
 	})
 }
 
-func (k *KubeServer) httpClient() (*http.Client, error) {
+func (k *Server) httpClient() (*http.Client, error) {
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(k.CAData) {
 		return nil, errors.New("kube-apiserver wrote an unreadable certificate")
@@ -282,21 +287,21 @@ func httpOK(c *http.Client, url, token string) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-func (k *KubeServer) writeKubeconfig() error {
+func (k *Server) writeKubeconfig() error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["helmstore-test"] = &clientcmdapi.Cluster{Server: k.URL, CertificateAuthorityData: k.CAData}
-	for _, u := range append([]string{KubeAdmin}, KubeUsers...) {
+	for _, u := range append([]string{Admin}, Users...) {
 		cfg.AuthInfos[u] = &clientcmdapi.AuthInfo{Token: k.tokens[u]}
 		cfg.Contexts[u] = &clientcmdapi.Context{Cluster: "helmstore-test", AuthInfo: u, Namespace: "default"}
 	}
-	cfg.CurrentContext = KubeAdmin
+	cfg.CurrentContext = Admin
 	k.Kubeconfig = filepath.Join(k.dir, "kubeconfig")
 	return clientcmd.WriteToFile(*cfg, k.Kubeconfig)
 }
 
-// Config returns a client configuration for user (KubeAdmin or one of
-// KubeUsers), without client-side rate limiting.
-func (k *KubeServer) Config(user string) *rest.Config {
+// Config returns a client configuration for user (Admin or one of
+// Users), without client-side rate limiting.
+func (k *Server) Config(user string) *rest.Config {
 	tok, ok := k.tokens[user]
 	if !ok {
 		panic("testenv: unknown Kubernetes user " + user)
@@ -312,7 +317,7 @@ func (k *KubeServer) Config(user string) *rest.Config {
 
 // Getter returns a RESTClientGetter, as Helm builds from its flags, for the
 // server's kubeconfig with context set to user and the given namespace.
-func (k *KubeServer) Getter(user, namespace string) genericclioptions.RESTClientGetter {
+func (k *Server) Getter(user, namespace string) genericclioptions.RESTClientGetter {
 	f := genericclioptions.NewConfigFlags(false)
 	f.KubeConfig = &k.Kubeconfig
 	f.Context = &user
@@ -321,16 +326,16 @@ func (k *KubeServer) Getter(user, namespace string) genericclioptions.RESTClient
 }
 
 // Dir is the server's working directory (logs, certificates, kubeconfig).
-func (k *KubeServer) Dir() string { return k.dir }
+func (k *Server) Dir() string { return k.dir }
 
-func (k *KubeServer) stopProcs() {
-	k.apiserver.stop(10 * time.Second)
-	k.etcd.stop(10 * time.Second)
+func (k *Server) stopProcs() {
+	k.apiserver.Stop(10 * time.Second)
+	k.etcd.Stop(10 * time.Second)
 	k.apiserver, k.etcd = nil, nil
 }
 
 // Stop ends the servers and removes their directory.
-func (k *KubeServer) Stop() {
+func (k *Server) Stop() {
 	if k == nil {
 		return
 	}
@@ -346,7 +351,7 @@ func (k *KubeServer) Stop() {
 // the named controllers (for example "garbage-collector-controller") until t
 // ends. It returns once the controllers have started; the garbage collector
 // once its resource monitors have synced.
-func (k *KubeServer) StartControllerManager(t testing.TB, controllers ...string) {
+func (k *Server) StartControllerManager(t testing.TB, controllers ...string) {
 	t.Helper()
 	n := 0
 	for {
@@ -356,7 +361,7 @@ func (k *KubeServer) StartControllerManager(t testing.TB, controllers ...string)
 		n++
 	}
 	name := fmt.Sprintf("kube-controller-manager-%d", n)
-	p, err := startProc(k.dir, name, filepath.Join(k.bin, kubeControllerManager),
+	p, err := testenv.StartProc(k.dir, name, filepath.Join(k.bin, kubeControllerManager),
 		"--kubeconfig="+k.Kubeconfig,
 		"--controllers="+strings.Join(controllers, ","),
 		"--leader-elect=false",
@@ -365,15 +370,15 @@ func (k *KubeServer) StartControllerManager(t testing.TB, controllers ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.stop(10 * time.Second) })
+	t.Cleanup(func() { p.Stop(10 * time.Second) })
 	marker := "Started controller"
 	for _, c := range controllers {
 		if c == "garbage-collector-controller" {
 			marker = "Proceeding to collect garbage"
 		}
 	}
-	if err := waitUntil(p, 90*time.Second, func() bool {
-		b, _ := os.ReadFile(p.log)
+	if err := testenv.WaitUntil(p, 90*time.Second, func() bool {
+		b, _ := os.ReadFile(p.LogFile())
 		return strings.Contains(string(b), marker)
 	}); err != nil {
 		t.Fatalf("kube-controller-manager did not start: %v", err)
@@ -382,47 +387,33 @@ func (k *KubeServer) StartControllerManager(t testing.TB, controllers ...string)
 
 var kubeShared struct {
 	once sync.Once
-	k    *KubeServer
+	k    *Server
 	err  error
 }
 
-// Kube returns the test binary's shared KubeServer, started on first use (a
-// failure to start is reported through Unavailable). Call StopKube from
+// Kube returns the test binary's shared Server, started on first use (a
+// failure to start is reported through Unavailable). Call Stop from
 // TestMain after m.Run.
-func Kube(t testing.TB) *KubeServer {
+func Kube(t testing.TB) *Server {
 	t.Helper()
 	kubeShared.once.Do(func() {
 		start := time.Now()
-		kubeShared.k, kubeShared.err = StartKube()
+		kubeShared.k, kubeShared.err = Start()
 		if kubeShared.err == nil {
 			fmt.Fprintf(os.Stderr, "testenv: kube-apiserver ready at %s in %s\n", kubeShared.k.URL, time.Since(start).Round(100*time.Millisecond))
 		}
 	})
 	var noEtcd *noEtcdError
 	if errors.As(kubeShared.err, &noEtcd) {
-		Unavailable(t, "etcd (for kube-apiserver)", kubeShared.err)
+		testenv.Unavailable(t, "etcd (for kube-apiserver)", kubeShared.err)
 	}
 	if kubeShared.err != nil {
-		Unavailable(t, "kube-apiserver", kubeShared.err)
+		testenv.Unavailable(t, "kube-apiserver", kubeShared.err)
 	}
 	return kubeShared.k
 }
 
-// StopKube stops the shared KubeServer, if Kube started one.
-func StopKube() {
+// Stop stops the shared Server, if Kube started one.
+func Stop() {
 	kubeShared.k.Stop()
-}
-
-// WaitFor polls cond every 100ms until it returns true or ctx ends.
-func WaitFor(ctx context.Context, cond func() bool) bool {
-	for {
-		if cond() {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

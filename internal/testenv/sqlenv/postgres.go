@@ -1,4 +1,9 @@
-package testenv
+// Package sqlenv finds or starts the SQL servers the tests of the sql
+// backends (and the benchmarks that compare with Helm's SQL driver) run
+// against: PostgreSQL, MySQL or MariaDB, a MariaDB that accepts only TLS,
+// and MySQL 8 in a container. Each test gets a database or schema of its
+// own on the shared server.
+package sqlenv
 
 import (
 	"context"
@@ -12,6 +17,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // PostgresEnv names a PostgreSQL server for tests (a postgres:// URL).
@@ -32,7 +39,7 @@ func PostgresServer(t testing.TB) string {
 	t.Helper()
 	pgOnce.Do(func() { pgURL, pgErr = findPostgres() })
 	if pgErr != nil {
-		Unavailable(t, "PostgreSQL", pgErr)
+		testenv.Unavailable(t, "PostgreSQL", pgErr)
 	}
 	return pgURL
 }
@@ -41,7 +48,7 @@ func findPostgres() (string, error) {
 	if u := os.Getenv(PostgresEnv); u != "" {
 		return u, pingPostgres(u)
 	}
-	if reachable("127.0.0.1:5432") {
+	if testenv.Reachable("127.0.0.1:5432") {
 		return defaultPostgres, pingPostgres(defaultPostgres)
 	}
 	versions, _ := filepath.Glob("/etc/postgresql/*")
@@ -51,10 +58,10 @@ func findPostgres() (string, error) {
 		}
 		return "", errors.New("nothing listens on 127.0.0.1:5432, no PostgreSQL cluster is installed, no Docker engine answers, and " + PostgresEnv + " is not set")
 	}
-	if err := run("pg_ctlcluster", "--skip-systemctl-redirect", filepath.Base(versions[0]), "main", "start"); err != nil && !reachable("127.0.0.1:5432") {
+	if err := testenv.Run("pg_ctlcluster", "--skip-systemctl-redirect", filepath.Base(versions[0]), "main", "start"); err != nil && !testenv.Reachable("127.0.0.1:5432") {
 		return "", err
 	}
-	if !waitFor("127.0.0.1:5432", 30*time.Second) {
+	if !testenv.WaitReachable("127.0.0.1:5432", 30*time.Second) {
 		return "", errors.New("started PostgreSQL but 127.0.0.1:5432 does not answer")
 	}
 	return defaultPostgres, pingPostgres(defaultPostgres)
@@ -86,7 +93,7 @@ func Postgres(t testing.TB) string {
 func PostgresUnmanaged(t testing.TB) (conn string, drop func()) {
 	t.Helper()
 	base := PostgresServer(t)
-	schema := UniqueName("hs_")
+	schema := testenv.UniqueName("hs_")
 	db, err := sql.Open("pgx", base)
 	if err != nil {
 		t.Fatal(err)

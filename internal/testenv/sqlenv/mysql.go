@@ -1,4 +1,4 @@
-package testenv
+package sqlenv
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // MySQLEnv names a MySQL or MariaDB server for tests, as a go-sql-driver DSN
@@ -33,7 +35,7 @@ func MySQLServer(t testing.TB) string {
 	t.Helper()
 	myOnce.Do(func() { myDSN, myErr = findMySQL() })
 	if myErr != nil {
-		Unavailable(t, "MySQL/MariaDB", myErr)
+		testenv.Unavailable(t, "MySQL/MariaDB", myErr)
 	}
 	return myDSN
 }
@@ -42,7 +44,7 @@ func findMySQL() (string, error) {
 	if d := os.Getenv(MySQLEnv); d != "" {
 		return d, pingMySQL(d)
 	}
-	if !reachable("127.0.0.1:3306") {
+	if !testenv.Reachable("127.0.0.1:3306") {
 		bin, err := exec.LookPath("mariadbd")
 		if err != nil {
 			if _, e := os.Stat("/usr/sbin/mariadbd"); e == nil {
@@ -53,10 +55,10 @@ func findMySQL() (string, error) {
 				return "", errors.New("nothing listens on 127.0.0.1:3306, mariadbd is not installed, no Docker engine answers, and " + MySQLEnv + " is not set")
 			}
 		}
-		if err := run("start-stop-daemon", "--start", "--oknodo", "--background", "--exec", bin); err != nil {
+		if err := testenv.Run("start-stop-daemon", "--start", "--oknodo", "--background", "--exec", bin); err != nil {
 			return "", err
 		}
-		if !waitFor("127.0.0.1:3306", 60*time.Second) {
+		if !testenv.WaitReachable("127.0.0.1:3306", 60*time.Second) {
 			return "", errors.New("started mariadbd but 127.0.0.1:3306 does not answer")
 		}
 	}
@@ -89,7 +91,7 @@ func MySQL(t testing.TB) string {
 
 func freshMySQLDatabase(t testing.TB, base string) string {
 	t.Helper()
-	name := UniqueName("hs_")
+	name := testenv.UniqueName("hs_")
 	db, err := sql.Open("mysql", base)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"os/exec"
 )
 
-// detach is a no-op outside Linux: stop servers with KubeServer.Stop.
+// detach is a no-op outside Linux: stop servers with Proc.Stop.
 func detach(cmd *exec.Cmd) {}
 
 // terminate asks cmd to stop, or kills it when kill.
@@ -17,6 +17,6 @@ func terminate(cmd *exec.Cmd, kill bool) {
 	}
 }
 
-// processAlive is conservative outside Linux: it never calls a directory
+// ProcessAlive is conservative outside Linux: it never calls a directory
 // stale.
-func processAlive(pid int) bool { return true }
+func ProcessAlive(pid int) bool { return true }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package testenv
+package cosmosenv
 
 // lockFile does not lock outside Unix: parallel test processes may then
 // both install the test server (npm ci into the same directory).

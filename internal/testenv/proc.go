@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// proc is a server process started by the harness, logging to a file.
-type proc struct {
+// Proc is a server process started by the harness, logging to a file.
+type Proc struct {
 	name string
 	cmd  *exec.Cmd
 	log  string
@@ -19,8 +19,8 @@ type proc struct {
 	err  error // set when done is closed
 }
 
-// startProc starts path with args, its output going to dir/<name>.log.
-func startProc(dir, name, path string, args ...string) (*proc, error) {
+// StartProc starts path with args, its output going to dir/<name>.log.
+func StartProc(dir, name, path string, args ...string) (*Proc, error) {
 	logPath := filepath.Join(dir, name+".log")
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -34,7 +34,7 @@ func startProc(dir, name, path string, args ...string) (*proc, error) {
 		f.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &Proc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		f.Close()
@@ -43,8 +43,8 @@ func startProc(dir, name, path string, args ...string) (*proc, error) {
 	return p, nil
 }
 
-// exited reports whether the process has ended.
-func (p *proc) exited() bool {
+// Exited reports whether the process has ended.
+func (p *Proc) Exited() bool {
 	select {
 	case <-p.done:
 		return true
@@ -53,15 +53,15 @@ func (p *proc) exited() bool {
 	}
 }
 
-// logTail returns the end of the process's log, for error messages.
-func (p *proc) logTail() string {
+// LogTail returns the end of the process's log, for error messages.
+func (p *Proc) LogTail() string {
 	b, _ := os.ReadFile(p.log)
-	return tail(b, 3000)
+	return Tail(b, 3000)
 }
 
-// stop ends the process: SIGTERM, then SIGKILL after grace.
-func (p *proc) stop(grace time.Duration) {
-	if p == nil || p.exited() {
+// Stop ends the process: SIGTERM, then SIGKILL after grace.
+func (p *Proc) Stop(grace time.Duration) {
+	if p == nil || p.Exited() {
 		return
 	}
 	terminate(p.cmd, false)
@@ -73,19 +73,19 @@ func (p *proc) stop(grace time.Duration) {
 	}
 }
 
-// kill ends the process at once (SIGKILL: a server saves nothing on the
+// Kill ends the process at once (SIGKILL: a server saves nothing on the
 // way out) and waits until it has exited.
-func (p *proc) kill() {
-	if p == nil || p.exited() {
+func (p *Proc) Kill() {
+	if p == nil || p.Exited() {
 		return
 	}
 	terminate(p.cmd, true)
 	<-p.done
 }
 
-// freePorts returns n distinct TCP ports on 127.0.0.1 that were free a moment
+// FreePorts returns n distinct TCP ports on 127.0.0.1 that were free a moment
 // ago.
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -106,24 +106,27 @@ func freePorts(n int) ([]int, error) {
 
 var errExited = errors.New("process exited")
 
-// waitUntil polls ok every interval until it returns true, p exits, or d
+// WaitUntil polls ok every interval until it returns true, p exits, or d
 // passes.
-func waitUntil(p *proc, d time.Duration, ok func() bool) error {
+func WaitUntil(p *Proc, d time.Duration, ok func() bool) error {
 	deadline := time.Now().Add(d)
 	for {
 		if ok() {
 			return nil
 		}
-		if p != nil && p.exited() {
-			return fmt.Errorf("%s: %w (%v); log:\n%s", p.name, errExited, p.err, p.logTail())
+		if p != nil && p.Exited() {
+			return fmt.Errorf("%s: %w (%v); log:\n%s", p.name, errExited, p.err, p.LogTail())
 		}
 		if time.Now().After(deadline) {
 			msg := fmt.Sprintf("not ready after %s", d)
 			if p != nil {
-				msg = fmt.Sprintf("%s %s; log:\n%s", p.name, msg, p.logTail())
+				msg = fmt.Sprintf("%s %s; log:\n%s", p.name, msg, p.LogTail())
 			}
 			return errors.New(msg)
 		}
 		time.Sleep(150 * time.Millisecond)
 	}
 }
+
+// LogFile returns the path of the process's log.
+func (p *Proc) LogFile() string { return p.log }

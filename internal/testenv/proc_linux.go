@@ -24,7 +24,7 @@ func terminate(cmd *exec.Cmd, kill bool) {
 	}
 }
 
-// processAlive reports whether a process with this pid exists.
-func processAlive(pid int) bool {
+// ProcessAlive reports whether a process with this pid exists.
+func ProcessAlive(pid int) bool {
 	return syscall.Kill(pid, 0) == nil || syscall.Kill(pid, 0) == syscall.EPERM
 }

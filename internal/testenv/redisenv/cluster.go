@@ -1,4 +1,4 @@
-package testenv
+package redisenv
 
 import (
 	"context"
@@ -11,23 +11,25 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-// RedisClusterEnv names a Redis Cluster for tests: its node addresses,
+// ClusterEnv names a Redis Cluster for tests: its node addresses,
 // comma-separated (host:port,host:port,...).
-const RedisClusterEnv = "HELMSTORE_TEST_REDIS_CLUSTER"
+const ClusterEnv = "HELMSTORE_TEST_REDIS_CLUSTER"
 
-// RedisCluster is a Redis Cluster of private redis-server processes on
+// Cluster is a Redis Cluster of private redis-server processes on
 // loopback ports, each in its own temporary directory.
-type RedisCluster struct {
+type Cluster struct {
 	// Nodes in the order started: the primaries first, then the replicas
 	// (as redis-cli --cluster create assigns them; a failover changes
 	// the roles, see Primaries).
-	Nodes []*RedisNode
+	Nodes []*Node
 }
 
 // URL returns a connection string naming every node.
-func (c *RedisCluster) URL() string {
+func (c *Cluster) URL() string {
 	addrs := make([]string, len(c.Nodes))
 	for i, n := range c.Nodes {
 		addrs[i] = n.Addr
@@ -36,7 +38,7 @@ func (c *RedisCluster) URL() string {
 }
 
 // Client returns a go-redis Cluster client over the nodes.
-func (c *RedisCluster) Client() *goredis.ClusterClient {
+func (c *Cluster) Client() *goredis.ClusterClient {
 	addrs := make([]string, len(c.Nodes))
 	for i, n := range c.Nodes {
 		addrs[i] = n.Addr
@@ -45,7 +47,7 @@ func (c *RedisCluster) Client() *goredis.ClusterClient {
 }
 
 // NodeFor returns the node currently serving key's slot as primary.
-func (c *RedisCluster) NodeFor(ctx context.Context, key string) (*RedisNode, error) {
+func (c *Cluster) NodeFor(ctx context.Context, key string) (*Node, error) {
 	for _, n := range c.Nodes {
 		cl := n.Client()
 		role, err := cl.Do(ctx, "ROLE").Slice()
@@ -62,15 +64,15 @@ func (c *RedisCluster) NodeFor(ctx context.Context, key string) (*RedisNode, err
 	return nil, fmt.Errorf("no primary serves %q", key)
 }
 
-var sharedCluster shared[string]
+var sharedCluster testenv.Shared[string]
 
-// SharedRedisCluster returns the connection string of a Redis Cluster the
+// SharedCluster returns the connection string of a Redis Cluster the
 // tests of this process share (each keeping to its own key prefix): the one
 // in HELMSTORE_TEST_REDIS_CLUSTER, else three primaries started here.
-func SharedRedisCluster(t testing.TB) string {
+func SharedCluster(t testing.TB) string {
 	t.Helper()
-	return sharedCluster.get(t, "Redis Cluster", func() (string, error) {
-		if a := os.Getenv(RedisClusterEnv); a != "" {
+	return sharedCluster.Get(t, "Redis Cluster", func() (string, error) {
+		if a := os.Getenv(ClusterEnv); a != "" {
 			return "redis://" + a, nil
 		}
 		c, err := startRedisCluster(3, 0)
@@ -81,13 +83,13 @@ func SharedRedisCluster(t testing.TB) string {
 	})
 }
 
-// StartRedisCluster starts a private cluster of primaries, each with
+// StartCluster starts a private cluster of primaries, each with
 // replicas replicas, stopped when t ends.
-func StartRedisCluster(t testing.TB, primaries, replicas int) *RedisCluster {
+func StartCluster(t testing.TB, primaries, replicas int) *Cluster {
 	t.Helper()
 	c, err := startRedisCluster(primaries, replicas)
 	if err != nil {
-		Unavailable(t, "Redis Cluster", err)
+		testenv.Unavailable(t, "Redis Cluster", err)
 	}
 	t.Cleanup(func() {
 		for _, n := range c.Nodes {
@@ -97,13 +99,13 @@ func StartRedisCluster(t testing.TB, primaries, replicas int) *RedisCluster {
 	return c
 }
 
-func startRedisCluster(primaries, replicas int) (*RedisCluster, error) {
+func startRedisCluster(primaries, replicas int) (*Cluster, error) {
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
 		return nil, errors.New("redis-cli is not installed (Debian's redis-tools; `make test` installs redis-server, which brings it)")
 	}
-	c := &RedisCluster{}
-	fail := func(err error) (*RedisCluster, error) {
+	c := &Cluster{}
+	fail := func(err error) (*Cluster, error) {
 		for _, n := range c.Nodes {
 			n.Kill()
 		}
@@ -123,7 +125,7 @@ func startRedisCluster(primaries, replicas int) (*RedisCluster, error) {
 	}
 	args = append(args, "--cluster-replicas", fmt.Sprint(replicas), "--cluster-yes")
 	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
-		return fail(fmt.Errorf("redis-cli %s: %v: %s", strings.Join(args, " "), err, tail(out, 1500)))
+		return fail(fmt.Errorf("redis-cli %s: %v: %s", strings.Join(args, " "), err, testenv.Tail(out, 1500)))
 	}
 	if err := c.WaitHealthy(60 * time.Second); err != nil {
 		return fail(err)
@@ -133,7 +135,7 @@ func startRedisCluster(primaries, replicas int) (*RedisCluster, error) {
 
 // WaitHealthy waits until every running node reports cluster_state:ok and
 // every slot served, and each replica has finished its initial sync.
-func (c *RedisCluster) WaitHealthy(d time.Duration) error {
+func (c *Cluster) WaitHealthy(d time.Duration) error {
 	deadline := time.Now().Add(d)
 	var last string
 	for time.Now().Before(deadline) {
@@ -166,19 +168,19 @@ func (c *RedisCluster) WaitHealthy(d time.Duration) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("the Redis Cluster did not become healthy: %s", tail([]byte(last), 600))
+	return fmt.Errorf("the Redis Cluster did not become healthy: %s", testenv.Tail([]byte(last), 600))
 }
 
 // WaitReplicated waits until every running replica has applied everything
 // its primary has (replication offsets equal), so a primary can be killed
 // without losing what was written before.
-func (c *RedisCluster) WaitReplicated(d time.Duration) error {
+func (c *Cluster) WaitReplicated(d time.Duration) error {
 	return waitReplicated(c.Nodes, d)
 }
 
 // waitReplicated waits until every running replica among nodes has applied
 // everything its primary has.
-func waitReplicated(nodes []*RedisNode, d time.Duration) error {
+func waitReplicated(nodes []*Node, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		behind := ""

@@ -1,4 +1,7 @@
-package testenv
+// Package cosmosenv starts the Cosmos DB API test server the cosmos
+// backend's tests run against (Endpoint), and names the real account or
+// emulator a test run may be given instead (Env).
+package cosmosenv
 
 import (
 	"crypto/sha256"
@@ -13,48 +16,50 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
-// CosmosEnv names a real Cosmos DB account or the official emulator for
+// Env names a real Cosmos DB account or the official emulator for
 // tests: a connection string of the cosmos backend's form
 // (AccountEndpoint=...;AccountKey=...;). Without it the tests that need a
 // real account are skipped; every other Cosmos test runs on the local test
-// server (Cosmos).
-const CosmosEnv = "HELMSTORE_TEST_COSMOS"
+// server (Endpoint).
+const Env = "HELMSTORE_TEST_COSMOS"
 
-// CosmosKey is the key the local test server is opened with (it accepts
+// Key is the key the local test server is opened with (it accepts
 // any; this is the emulator's public key, so it is no secret).
-const CosmosKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
+const Key = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
 // cosmosPackage is the npm package of the test server, pinned with its
 // dependencies by tools/cosmos-server/package-lock.json.
 const cosmosPackage = "@vercel/cosmosdb-server"
 
 var (
-	cosmosServer shared[string]
-	cosmosProc   *proc
+	cosmosServer testenv.Shared[string]
+	cosmosProc   *testenv.Proc
 )
 
-// Cosmos returns the endpoint (https://127.0.0.1:PORT) of a Cosmos DB API
+// Endpoint returns the endpoint (https://127.0.0.1:PORT) of a Cosmos DB API
 // test server: @vercel/cosmosdb-server, installed once with npm ci from
 // tools/cosmos-server's lockfile into ~/.cache/helmstore/cosmos-server
 // (under a lock, so parallel test processes do not race), and started by
 // this process on a free loopback port (by tools/cosmos-server/serve.js,
 // with keep-alive as Azure serves), HTTPS with a self-signed
 // certificate (clients must skip verification). Tests share it, each in its
-// own database or container; StopCosmos stops it. Without node and npm the
+// own database or container; Stop stops it. Without node and npm the
 // test is skipped, or fails under HELMSTORE_REQUIRE_SERVICES=1.
-func Cosmos(t testing.TB) string {
+func Endpoint(t testing.TB) string {
 	t.Helper()
-	return cosmosServer.get(t, "the Cosmos DB test server", startCosmos)
+	return cosmosServer.Get(t, "the Cosmos DB test server", startCosmos)
 }
 
-// StopCosmos stops the test server Cosmos started, if any (call it from
+// Stop stops the test server Endpoint started, if any (call it from
 // TestMain after m.Run; the kernel kills it anyway when the test process
 // dies).
-func StopCosmos() {
+func Stop() {
 	if cosmosProc != nil {
-		cosmosProc.stop(5 * time.Second)
+		cosmosProc.Stop(5 * time.Second)
 	}
 }
 
@@ -64,7 +69,7 @@ func cosmosSourceDir() (string, error) {
 	if !ok {
 		return "", errors.New("cannot locate the source tree")
 	}
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "tools", "cosmos-server")
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "tools", "cosmos-server")
 	if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err != nil {
 		return "", fmt.Errorf("the pinned test server's lockfile: %w", err)
 	}
@@ -124,7 +129,7 @@ func installCosmosServer() (string, error) {
 	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm ci in %s: %v: %s", dir, err, tail(out, 1500))
+		return "", fmt.Errorf("npm ci in %s: %v: %s", dir, err, testenv.Tail(out, 1500))
 	}
 	if _, err := os.Stat(cli); err != nil {
 		return "", fmt.Errorf("npm ci installed no %s: %w", cli, err)
@@ -168,7 +173,7 @@ func startCosmos() (string, error) {
 	}
 	// Our launcher (keep-alive, as Azure serves), not the package's cli.js.
 	serve, index := filepath.Join(src, "serve.js"), filepath.Join(filepath.Dir(cli), "index.js")
-	p, addr, err := startOnFreePort(dir, "cosmosdb-server", "node", func(port int) []string {
+	p, addr, err := testenv.StartOnFreePort(dir, "cosmosdb-server", "node", func(port int) []string {
 		return []string{serve, index, strconv.Itoa(port), "127.0.0.1"}
 	}, 60*time.Second)
 	if err != nil {
