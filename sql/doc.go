@@ -24,6 +24,4 @@
 //
 // The three share one engine, package sqlbackend: the same tables,
 // statements and transactions, with a sqlbackend.Dialect for what differs.
-// Package sqltest has the conformance harness and the row-editing
-// drivertest.Tamperer of SQL stores.
 package sql
