@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/casprobe"
 	"github.com/helmstore/helmstore/internal/parallel"
 	"github.com/helmstore/helmstore/internal/partcache"
 )
@@ -20,6 +21,8 @@ type Backend struct {
 	cfg   Config
 	// pendingTimeout is cfg.PendingTimeout, changed by tests.
 	pendingTimeout atomic.Int64
+	// probe is what tests reach of b: hooks, and the functions above.
+	probe *casprobe.Probe
 	// known remembers parts seen stored, to guess the first request.
 	known *partcache.LRU[partKey, struct{}]
 	// seen remembers the head objects last read or written.
@@ -38,23 +41,35 @@ func New(s ObjectStore, cfg Config) *Backend {
 		seen: newSeenHeads(4096), bg: newBackground(), writing: newKeyLocks()}
 	b.adder, _ = s.(ReferrerAdder)
 	b.pendingTimeout.Store(int64(b.cfg.PendingTimeout))
+	b.probe = b.newProbe()
 	return b
 }
 
-// Store returns the object store b runs on.
-func (b *Backend) Store() ObjectStore { return b.s }
-
-// Hooks returns b's test hooks, which tests may set.
-func (b *Backend) Hooks() *Hooks { return b.cfg.Hooks }
-
-// SetPendingTimeout changes Config.PendingTimeout (0: every pending head
-// is stale at once); for tests.
-func (b *Backend) SetPendingTimeout(d time.Duration) { b.pendingTimeout.Store(int64(d)) }
-
 func (b *Backend) pendingAfter() time.Duration { return time.Duration(b.pendingTimeout.Load()) }
 
-// WaitCommits returns once no background work (a commit) is running.
-func (b *Backend) WaitCommits() { b.bg.waitAll(-1) }
+func init() {
+	casprobe.Of = func(b any) *casprobe.Probe { return b.(*Backend).probe }
+}
+
+// newProbe returns what tests reach of b (internal/casprobe).
+func (b *Backend) newProbe() *casprobe.Probe {
+	return &casprobe.Probe{
+		Store:             b.s,
+		WaitCommits:       func() { b.bg.waitAll(-1) },
+		SetPendingTimeout: func(d time.Duration) { b.pendingTimeout.Store(int64(d)) },
+		ReadChunks: func(ctx context.Context, ns string, names []string) ([]byte, error) {
+			return b.readChunks(ctx, chunkSet{ns: ns, count: len(names), size: -1, limit: maxPartFrame, names: names, what: "chunks"}, false)
+		},
+	}
+}
+
+// hooks are the test hooks of b (casprobe.Hooks), all nil but in tests.
+func (b *Backend) hooks() *casprobe.Hooks { return &b.probe.Hooks }
+
+// retry runs attempt under the retry policy (Retry.do) on b's clock.
+func (b *Backend) retry(ctx context.Context, what string, attempt func(ctx context.Context) (done bool, err error)) error {
+	return b.cfg.Retry.do(ctx, b.cfg.Clock, what, attempt)
+}
 
 // Close waits for the work running in the background (commits), for
 // Config.CloseTimeout at most: what is still running then is stopped, and

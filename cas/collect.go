@@ -55,7 +55,7 @@ func (b *Backend) Collect(ctx context.Context, ns string) error {
 	}
 	err = b.parallel(ctx, len(candidates), func(ctx context.Context, i int) error {
 		ref := candidates[i].Ref()
-		return b.cfg.Retry.Do(ctx, fmt.Sprintf("collect part %s", ref.Name), func(ctx context.Context) (bool, error) {
+		return b.retry(ctx, fmt.Sprintf("collect part %s", ref.Name), func(ctx context.Context) (bool, error) {
 			obj, err := b.s.Get(ctx, ref, ReadOptions{})
 			if errors.Is(err, ErrNotFound) {
 				return true, nil

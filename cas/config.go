@@ -71,6 +71,10 @@ type Config struct {
 	CloseTimeout time.Duration
 	// Retry is the policy of every compare-and-swap loop.
 	Retry Retry
+	// Clock is the time the protocol goes by: pending windows, the age
+	// of pending heads, and the waits between retries (nil: the system's
+	// clock; see Clock for what another must keep to).
+	Clock Clock
 	// Workers bounds the store calls one operation has in flight
 	// (default 8).
 	Workers int
@@ -87,9 +91,6 @@ type Config struct {
 	// such an error from its cleanup, instead of logging it and leaving
 	// the cleanup for later. Nil: none is.
 	Persistent func(error) bool
-	// Hooks stop an operation at the points a crash or a concurrent writer
-	// matters; for tests, nil in production.
-	Hooks *Hooks
 }
 
 // Defaults of Config.
@@ -141,8 +142,8 @@ func (c Config) withDefaults() Config {
 	if c.HeadName == nil {
 		c.HeadName = func(key string) string { return key }
 	}
-	if c.Hooks == nil {
-		c.Hooks = &Hooks{}
+	if c.Clock == nil {
+		c.Clock = systemClock{}
 	}
 	c.Retry = c.Retry.withDefaults()
 	return c

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"time"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/casprobe"
 )
 
 // Create stores h in two sequential rounds of store calls: the head object
@@ -19,7 +19,7 @@ func (b *Backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Pa
 	if err := b.bg.wait(ctx, h.Namespace, h.Key); err != nil {
 		return err
 	}
-	start := time.Now()
+	start := b.cfg.Clock.Now()
 	add, _, err := driver.DiffParts(nil, h, parts)
 	if err != nil {
 		return err
@@ -40,17 +40,17 @@ func (b *Backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Pa
 		return err
 	}
 	err = b.writeReferenced(wctx, h.Namespace, add, created, body)
-	if err == nil && b.cfg.Hooks.BeforeCommit != nil {
-		err = b.cfg.Hooks.BeforeCommit(h)
+	if err == nil && b.hooks().BeforeCommit != nil {
+		err = b.hooks().BeforeCommit(h)
 	}
 	if err != nil {
-		if errors.Is(err, ErrCrash) {
+		if errors.Is(err, casprobe.ErrCrash) {
 			return err
 		}
 		return b.abandon(ctx, created, err)
 	}
 	b.seen.saw(created)
-	if time.Since(start) < b.pendingAfter()/fastCommitFraction && time.Now().Before(until) {
+	if now := b.cfg.Clock.Now(); now.Sub(start) < b.pendingAfter()/fastCommitFraction && now.Before(until) {
 		b.commitLater(created)
 		return nil
 	}
@@ -219,7 +219,7 @@ func (b *Backend) writeReferenced(ctx context.Context, ns string, ps []*driver.P
 	}
 	return b.parallel(ctx, n, func(ctx context.Context, i int) error {
 		if i < len(ps) {
-			if hook := b.cfg.Hooks.BeforePart; hook != nil {
+			if hook := b.hooks().BeforePart; hook != nil {
 				if err := hook(ps[i]); err != nil {
 					return err
 				}

@@ -33,7 +33,7 @@ func (b *Backend) Delete(ctx context.Context, ns, key string, have func(driver.D
 	if err := b.bg.wait(ctx, ns, key); err != nil {
 		return nil, nil, err
 	}
-	err := b.cfg.Retry.Do(ctx, fmt.Sprintf("delete release %q in namespace %q", key, ns), func(ctx context.Context) (bool, error) {
+	err := b.retry(ctx, fmt.Sprintf("delete release %q in namespace %q", key, ns), func(ctx context.Context) (bool, error) {
 		var err error
 		if obj, h, frames, err = b.readForDelete(ctx, ns, key, have); err != nil {
 			return true, err

@@ -176,7 +176,9 @@
 //
 // Every compare-and-swap loop of the protocol uses one policy (Retry):
 // jittered exponential backoff, ending when the next wait would pass the
-// context's deadline (or Retry.NoDeadline without one). Rollbacks and
+// context's deadline (or Retry.NoDeadline without one). The waits, the
+// pending windows and the age of pending heads go by Config.Clock (the
+// system's clock unless a backend gives one that follows its store's). Rollbacks and
 // cleanups after a failure run on a fresh context bounded by
 // Config.CleanupTimeout, so that they finish when the caller's has ended.
 package cas

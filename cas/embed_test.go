@@ -2,6 +2,8 @@ package cas_test
 
 import (
 	"encoding/json"
+	"maps"
+	"sync"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -9,6 +11,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -18,10 +21,12 @@ import (
 // Update keeps them, a Delete of the revision whose keyframe they use leaves
 // them readable, and deleting every revision leaves nothing stored.
 func TestEmbeddedDeltas(t *testing.T) {
-	m := newMemStore()
+	t.Parallel()
+	calls := &callCounts{n: map[castest.Call]int{}}
+	m := castest.New(calls.count)
 	cfg := &driver.Config{Name: "cas-test", CacheBytes: helm3.DefaultCacheBytes, Timeout: helm3.DefaultTimeout}
 	open := func() (helm3.Store, *cas.Backend) {
-		b := cas.New(adderStore{m}, cas.Config{})
+		b := cas.New(noBatch{m, m}, cas.Config{})
 		return helm3.New(b, cfg).Namespace("ns"), b
 	}
 	s, b := open()
@@ -30,38 +35,38 @@ func TestEmbeddedDeltas(t *testing.T) {
 	if err := s.Create(driver.MakeKey("app", 1), r1); err != nil {
 		t.Fatal(err)
 	}
-	b.WaitCommits()
+	castest.WaitCommits(b)
 	r2 := stack.Upgrade(r1)
-	calls := snapshotCalls(m)
+	before := calls.snapshot()
 	if err := s.Create(driver.MakeKey("app", 2), r2); err != nil {
 		t.Fatal(err)
 	}
-	b.WaitCommits()
-	d := diffCalls(m, calls)
+	castest.WaitCommits(b)
+	d := calls.since(before)
 	// One head created; the chart and the manifest keyframe gain it as a
 	// referrer; the commit replaces the head. No part object is created.
-	if d["create"] != 1 || d["addReferrer"] != 2 || d["replace"] != 1 {
+	if d[castest.CallCreate] != 1 || d[castest.CallAddReferrer] != 2 || d[castest.CallReplace] != 1 {
 		t.Errorf("values-only upgrade made calls %v; want 1 create (the head), 2 addReferrer, 1 replace (the commit)", d)
 	}
-	head := m.object(cas.Ref{Kind: cas.KindHead, Namespace: "ns", Name: driver.MakeKey("app", 2)})
+	head := object(m, cas.Ref{Kind: cas.KindHead, Namespace: "ns", Name: driver.MakeKey("app", 2)})
 	if head == nil || len(head.Head.Embedded) != 2 {
 		t.Fatalf("revision 2's head embeds %v; want its values and manifest delta", embeddedDigests(head))
 	}
-	if got := m.count(cas.KindValues) + m.count(cas.KindManifest); got != 1 {
-		t.Errorf("%d values and manifest part objects stored; want 1 (revision 1's manifest, the keyframe)", got)
+	if n := m.Counts(); n[cas.KindValues]+n[cas.KindManifest] != 1 {
+		t.Errorf("%d values and manifest part objects stored; want 1 (revision 1's manifest, the keyframe)", n[cas.KindValues]+n[cas.KindManifest])
 	}
 
 	// A cold store reads revision 2 without reading what it embeds.
 	cold, _ := open()
-	calls = snapshotCalls(m)
+	before = calls.snapshot()
 	got, err := cold.Get(driver.MakeKey("app", 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameRelease(t, got, r2)
 	// The head, then the chart and the manifest keyframe: each a part
-	// object and one chunk (memStore has no GetMany).
-	if d := diffCalls(m, calls); d["get"]+d["list"] > 5 {
+	// object and one chunk (the store has no GetMany).
+	if d := calls.since(before); d[castest.CallGet]+d[castest.CallList] > 5 {
 		t.Errorf("cold Get made calls %v; want 5 gets: the head, and the chart and manifest keyframe (part object and chunk each)", d)
 	}
 
@@ -70,7 +75,7 @@ func TestEmbeddedDeltas(t *testing.T) {
 	if err := s.Update(driver.MakeKey("app", 2), r2); err != nil {
 		t.Fatal(err)
 	}
-	head = m.object(cas.Ref{Kind: cas.KindHead, Namespace: "ns", Name: driver.MakeKey("app", 2)})
+	head = object(m, cas.Ref{Kind: cas.KindHead, Namespace: "ns", Name: driver.MakeKey("app", 2)})
 	if len(head.Head.Embedded) != 2 {
 		t.Errorf("after Update, revision 2's head embeds %v; want the same 2 frames", embeddedDigests(head))
 	}
@@ -88,9 +93,55 @@ func TestEmbeddedDeltas(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRelease(t, deleted, r2)
-	if n := len(m.objs); n != 0 {
+	if n := m.Len(); n != 0 {
 		t.Errorf("%d objects left after every revision was deleted; want none", n)
 	}
+}
+
+// noBatch is a store with AddReferrer and without GetMany, so that the
+// reads counted are one Get an object.
+type noBatch struct {
+	cas.ObjectStore
+	cas.ReferrerAdder
+}
+
+// callCounts counts a castest process's calls, by method (a Plan that
+// injects nothing).
+type callCounts struct {
+	mu sync.Mutex
+	n  map[castest.Call]int
+}
+
+func (c *callCounts) count(op castest.Op) castest.Fault {
+	c.mu.Lock()
+	c.n[op.Call]++
+	c.mu.Unlock()
+	return castest.None
+}
+
+func (c *callCounts) snapshot() map[castest.Call]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.n)
+}
+
+// since returns the calls made since before (a snapshot).
+func (c *callCounts) since(before map[castest.Call]int) map[castest.Call]int {
+	out := c.snapshot()
+	for k, v := range before {
+		out[k] -= v
+	}
+	return out
+}
+
+// object returns the stored object ref names, nil if there is none.
+func object(s *castest.Store, ref cas.Ref) *cas.Object {
+	for _, o := range s.Objects(ref.Kind) {
+		if o.Ref() == ref {
+			return o
+		}
+	}
+	return nil
 }
 
 // sameRelease fails t unless got and want encode to the same JSON.
@@ -112,43 +163,4 @@ func embeddedDigests(o *cas.Object) []string {
 		out = append(out, e.Digest)
 	}
 	return out
-}
-
-func snapshotCalls(m *memStore) map[string]int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]int{}
-	for k, v := range m.calls {
-		out[k] = v
-	}
-	return out
-}
-
-func diffCalls(m *memStore, before map[string]int) map[string]int {
-	out := snapshotCalls(m)
-	for k, v := range before {
-		out[k] -= v
-	}
-	return out
-}
-
-func (m *memStore) object(ref cas.Ref) *cas.Object {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if o, ok := m.objs[ref]; ok {
-		return clone(o)
-	}
-	return nil
-}
-
-func (m *memStore) count(k cas.Kind) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	for ref := range m.objs {
-		if ref.Kind == k {
-			n++
-		}
-	}
-	return n
 }

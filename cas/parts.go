@@ -173,14 +173,6 @@ func partChunkNames(obj *Object) []string {
 	return names
 }
 
-// ReadChunks reads and joins the named chunk objects of namespace ns, as
-// the protocol reads a chunked frame, consistently (no stale read): nil if
-// one is missing, an error wrapping driver.ErrCorrupt if one is damaged or
-// out of place. For tools and tests that look at what a store holds.
-func (b *Backend) ReadChunks(ctx context.Context, ns string, names []string) ([]byte, error) {
-	return b.readChunks(ctx, chunkSet{ns: ns, count: len(names), size: -1, limit: maxPartFrame, names: names, what: "chunks"}, false)
-}
-
 // writeChunks creates the chunks of a frame, referred to by owner. A chunk
 // that exists already was written by another writer of the same frame
 // (same owner UID, same bytes) and is kept.
@@ -222,7 +214,7 @@ func (b *Backend) ensurePart(ctx context.Context, ns string, p *driver.Part, own
 	ref := Ref{Kind: PartKind(p.Kind), Namespace: ns, Name: p.Digest.String()}
 	createFirst := !b.knows(ns, p.Digest) && p.Size <= createFirstBytes
 	what := fmt.Sprintf("%s part %s: it kept appearing and disappearing", p.Kind, p.Digest.Short())
-	return b.cfg.Retry.Do(ctx, what, func(ctx context.Context) (bool, error) {
+	return b.retry(ctx, what, func(ctx context.Context) (bool, error) {
 		order := []bool{createFirst, !createFirst}
 		createFirst = true // after a lost race: a cleanup deleted it
 		for _, create := range order {
@@ -267,7 +259,7 @@ func (b *Backend) addReferrer(ctx context.Context, ref Ref, r Referrer) (*Object
 		}
 	}
 	var out *Object
-	err := b.cfg.Retry.Do(ctx, fmt.Sprintf("add a referrer to %s", ref.Name), func(ctx context.Context) (bool, error) {
+	err := b.retry(ctx, fmt.Sprintf("add a referrer to %s", ref.Name), func(ctx context.Context) (bool, error) {
 		obj, err := b.s.Get(ctx, ref, ReadOptions{})
 		if err != nil {
 			return true, err
@@ -326,7 +318,7 @@ func (b *Backend) finishPart(ctx context.Context, obj *Object, chunks [][]byte) 
 		return err
 	}
 	what := fmt.Sprintf("mark part %s complete", obj.Name)
-	return b.cfg.Retry.Do(ctx, what, func(ctx context.Context) (bool, error) {
+	return b.retry(ctx, what, func(ctx context.Context) (bool, error) {
 		done := *obj
 		rec := *obj.Part
 		rec.Complete = true
@@ -364,7 +356,7 @@ func (b *Backend) completePart(ctx context.Context, p *driver.Part, obj *Object)
 		return b.finishPart(ctx, obj, chunks)
 	}
 	what := fmt.Sprintf("%s part %s: being written by another client with a different encoding, it did not complete", p.Kind, p.Digest.Short())
-	return b.cfg.Retry.Do(ctx, what, func(ctx context.Context) (bool, error) {
+	return b.retry(ctx, what, func(ctx context.Context) (bool, error) {
 		cur, err := b.s.Get(ctx, obj.Ref(), ReadOptions{})
 		if err != nil {
 			return true, err
@@ -387,7 +379,7 @@ func (b *Backend) completePart(ctx context.Context, p *driver.Part, obj *Object)
 func (b *Backend) cleanupPart(ctx context.Context, ns string, k driver.Kind, d driver.Digest, owner string) error {
 	ref := Ref{Kind: PartKind(k), Namespace: ns, Name: d.String()}
 	what := fmt.Sprintf("clean up %s part %s: its referrers kept changing", k, d.Short())
-	return b.cfg.Retry.Do(ctx, what, func(ctx context.Context) (bool, error) {
+	return b.retry(ctx, what, func(ctx context.Context) (bool, error) {
 		obj, err := b.s.Get(ctx, ref, ReadOptions{})
 		if errors.Is(err, ErrNotFound) {
 			return true, nil
@@ -412,10 +404,10 @@ func (b *Backend) collectPart(ctx context.Context, obj *Object, owner string) (d
 	if err != nil {
 		return true, err
 	}
-	if h := b.cfg.Hooks.CleanupDecided; h != nil {
-		h(obj.Ref())
-	}
 	d, _ := driver.ParseDigest(obj.Name)
+	if h := b.hooks().CleanupDecided; h != nil {
+		h(partKindOf(obj.Kind), d)
+	}
 	if len(keep) == 0 {
 		err := b.s.Delete(ctx, obj.Ref(), obj.Version)
 		switch {

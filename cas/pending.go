@@ -23,9 +23,10 @@ func markPending(obj *Object, until time.Time) {
 }
 
 // pendingWindow returns when the pending window of a Create starting now
-// on ctx ends: PendingTimeout from now, or ctx's deadline if sooner.
+// on ctx ends: PendingTimeout from now (by Config.Clock), or ctx's
+// deadline if sooner.
 func (b *Backend) pendingWindow(ctx context.Context) time.Time {
-	until := time.Now().Add(b.cfg.PendingTimeout)
+	until := b.cfg.Clock.Now().Add(b.cfg.PendingTimeout)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(until) {
 		until = dl
 	}
@@ -43,12 +44,13 @@ func mine(obj, head *Object) bool {
 // makes visible no more. That is one hidden by its writer (being removed
 // after a failed Create), one whose pending window ended more than
 // ClockSkew ago, and one older than PendingTimeout (whatever it says, and
-// every head written before pending windows).
+// every head written before pending windows); by Config.Clock.
 func (b *Backend) stale(obj *Object) bool {
 	if !isPending(obj) {
 		return false
 	}
-	if time.Since(obj.Created) > b.pendingAfter() {
+	now := b.cfg.Clock.Now()
+	if now.Sub(obj.Created) > b.pendingAfter() {
 		return true
 	}
 	if obj.Labels[LabelWriter] == "" {
@@ -58,7 +60,7 @@ func (b *Backend) stale(obj *Object) bool {
 		return true
 	}
 	until, err := strconv.ParseInt(obj.Labels[LabelPendingUntil], 10, 64)
-	return err == nil && time.Now().After(time.UnixMilli(until).Add(b.cfg.ClockSkew))
+	return err == nil && now.After(time.UnixMilli(until).Add(b.cfg.ClockSkew))
 }
 
 // ownHead is for a Create of the head obj whose answer did not come: it
@@ -107,7 +109,7 @@ func (b *Backend) abandon(ctx context.Context, head *Object, failed error) error
 func (b *Backend) rollback(ctx context.Context, head *Object) error {
 	key := b.keyOf(head)
 	cur := head
-	err := b.cfg.Retry.Do(ctx, fmt.Sprintf("roll back the create of release %q in namespace %q", key, head.Namespace), func(ctx context.Context) (bool, error) {
+	err := b.retry(ctx, fmt.Sprintf("roll back the create of release %q in namespace %q", key, head.Namespace), func(ctx context.Context) (bool, error) {
 		if !isHidden(cur) {
 			labels := map[string]string{driver.LabelOwner: head.Head.Owner}
 			for _, l := range []string{LabelWriter, LabelPendingUntil} {

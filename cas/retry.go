@@ -9,7 +9,8 @@ import (
 )
 
 // Retry is the protocol's one retry policy for writes that lose
-// compare-and-swap races: waits growing exponentially from First to Max,
+// compare-and-swap races: waits (Config.Clock's Sleep) growing
+// exponentially from First to Max,
 // each drawn at random between half and all of the current step (so that
 // writers that collided do not collide again in lockstep), until the next
 // wait would pass the context's deadline, or NoDeadline after the first
@@ -42,12 +43,14 @@ func (r Retry) withDefaults() Retry {
 	return r
 }
 
-// Do calls attempt until it reports done or an error, waiting between
-// attempts as the policy says. attempt reports done=false when it lost a
-// race and should run again. When the policy gives up, Do returns
-// ErrConflict, wrapped with what (what the retried write was), also when
-// ctx's deadline comes during a wait; when ctx is cancelled, ctx's error.
-func (r Retry) Do(ctx context.Context, what string, attempt func(ctx context.Context) (done bool, err error)) error {
+// do calls attempt until it reports done or an error, waiting between
+// attempts (clock.Sleep) as the policy says. attempt reports done=false
+// when it lost a race and should run again. When the policy gives up, do
+// returns ErrConflict, wrapped with what (what the retried write was),
+// also when ctx's deadline comes during a wait; when ctx is cancelled,
+// ctx's error. The deadline is compared with the system's clock, which
+// set it.
+func (r Retry) do(ctx context.Context, clock Clock, what string, attempt func(ctx context.Context) (done bool, err error)) error {
 	r = r.withDefaults()
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -69,17 +72,13 @@ func (r Retry) Do(ctx context.Context, what string, attempt func(ctx context.Con
 		if time.Now().Add(d).After(deadline) {
 			return fmt.Errorf("%s: %w (%d attempts)", what, ErrConflict, n)
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if err := clock.Sleep(ctx, d); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
 				// The deadline came during a wait: the races were
 				// lost as surely as if it had come at the next one.
-				return fmt.Errorf("%s: %w (%d attempts): %w", what, ErrConflict, n, ctx.Err())
+				return fmt.Errorf("%s: %w (%d attempts): %w", what, ErrConflict, n, err)
 			}
-			return ctx.Err()
+			return err
 		}
 	}
 }

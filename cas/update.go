@@ -43,7 +43,7 @@ func (b *Backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Pa
 		updated *Object
 		drop    []driver.PartRef
 	)
-	err = b.cfg.Retry.Do(ctx, fmt.Sprintf("update release %q in namespace %q", h.Key, h.Namespace), func(ctx context.Context) (bool, error) {
+	err = b.retry(ctx, fmt.Sprintf("update release %q in namespace %q", h.Key, h.Namespace), func(ctx context.Context) (bool, error) {
 		obj, gone, w, err := b.put(ctx, h, parts, old, body)
 		switch {
 		case err == nil:
@@ -101,7 +101,7 @@ func (b *Backend) put(ctx context.Context, h *driver.Head, parts []*driver.Part,
 	if err := b.writeReferenced(ctx, h.Namespace, add, old, body); err != nil {
 		return nil, nil, w, err
 	}
-	if hook := b.cfg.Hooks.BeforePut; hook != nil {
+	if hook := b.hooks().BeforePut; hook != nil {
 		if err := hook(h); err != nil {
 			return nil, nil, w, err
 		}

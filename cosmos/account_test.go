@@ -63,7 +63,7 @@ func TestConformanceAccount(t *testing.T) {
 		Tamper: func(t *testing.T, s helm3.Store) drivertest.Tamperer {
 			mu.Lock()
 			defer mu.Unlock()
-			return castest.WithEmbedded(newTamperer(backends[s]), backends[s].Store())
+			return castest.WithEmbedded(newTamperer(backends[s]), castest.ObjectStore(backends[s]))
 		},
 		Proxied: func(t *testing.T, s helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
 			mu.Lock()

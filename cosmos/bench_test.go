@@ -8,6 +8,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/benchmarks"
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
@@ -53,14 +54,14 @@ func cosmosTarget() benchmarks.Target {
 		return benchmarks.Store{
 			View: func(ns string) helmdriver.Driver { return s.Namespace(ns) },
 			Stored: func() int64 {
-				be.WaitCommits()
+				castest.WaitCommits(be)
 				st, err := s.Namespace("").Stats(context.Background())
 				if err != nil {
 					b.Fatal(err)
 				}
 				return st.StoredBytes()
 			},
-			AfterWrite: func(*testing.B, helmdriver.Driver, string, int) { be.WaitCommits() },
+			AfterWrite: func(*testing.B, helmdriver.Driver, string, int) { castest.WaitCommits(be) },
 			Counters: func() map[string]float64 {
 				m := map[string]float64{"roundtrips/op": float64(c.RoundTrips())}
 				if ru := c.RequestCharge(); ru > 0 {

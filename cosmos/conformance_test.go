@@ -53,7 +53,7 @@ func harness() drivertest.Harness {
 		},
 		Tamper: func(t *testing.T, s helm3.Store) drivertest.Tamperer {
 			b := backendOf(t, "Tamper", s)
-			return castest.WithEmbedded(newTamperer(b), b.Store())
+			return castest.WithEmbedded(newTamperer(b), castest.ObjectStore(b))
 		},
 		Wipe: func(t *testing.T, s helm3.Store) { wipe(t, backendOf(t, "Wipe", s)) },
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 )
 
 // The conformance harness's fault and data-loss hooks (drivertest.Proxied,
@@ -95,8 +96,8 @@ func openProxied(t *testing.T, conn string, proxy drivertest.ProxyFunc, rewrite 
 // (as the Tamperer does), so what is wiped is data at rest.
 func wipe(t *testing.T, b *cas.Backend) {
 	t.Helper()
-	b.WaitCommits()
-	c := b.Store().(*objectStore).c
+	castest.WaitCommits(b)
+	c := castest.ObjectStore(b).(*objectStore).c
 	ctx := context.Background()
 	pager := c.NewQueryItemsPager("SELECT c.id, c.pk FROM c", azcosmos.NewPartitionKey(), nil)
 	type itemKey struct {

@@ -39,7 +39,6 @@ const (
 type options struct {
 	counter *counter
 	observe func(kind cas.Kind, size int)
-	hooks   *cas.Hooks
 	// protocol, if set, replaces the protocol's configuration (sizes,
 	// retries); perCall policies run first on every call, before retries.
 	protocol *cas.Config
@@ -88,7 +87,7 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Backend, *
 	if o.protocol != nil {
 		pc = *o.protocol
 	}
-	pc.Log, pc.Hooks = cfg.Log, o.hooks
+	pc.Log = cfg.Log
 	if cfg.Timeout > 0 {
 		pc.CloseTimeout = cfg.Timeout // Close honours the store's timeout
 	}

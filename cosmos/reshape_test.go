@@ -7,6 +7,7 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/internal/castest"
 )
 
 var _ drivertest.Reshaper = tamperer{}
@@ -289,8 +290,8 @@ func (tp tamperer) Reshape(ctx context.Context, target drivertest.Target, shape 
 
 // embedding returns the head items of ns that embed part d.
 func (tp tamperer) embedding(ctx context.Context, ns, d string) ([]cas.Ref, error) {
-	tp.b.WaitCommits()
-	objs, err := tp.b.Store().List(ctx, cas.Selector{Kind: cas.KindHead, Namespace: ns})
+	castest.WaitCommits(tp.b)
+	objs, err := castest.ObjectStore(tp.b).List(ctx, cas.Selector{Kind: cas.KindHead, Namespace: ns})
 	if err != nil {
 		return nil, err
 	}

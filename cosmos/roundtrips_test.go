@@ -9,6 +9,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -37,14 +38,14 @@ func TestRoundTrips(t *testing.T) {
 	// figure is an upper bound that varies from run to run.
 	measure := func(what string, maxTrips int64, maxSteps int, fn func() error) (steps int) {
 		t.Helper()
-		b.WaitCommits()
+		castest.WaitCommits(b)
 		c.Reset()
 		if err := fn(); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 		n := c.RoundTrips()
 		steps = c.Steps()
-		b.WaitCommits()
+		castest.WaitCommits(b)
 		t.Logf("| %-30s | %3d | %2d | +%d | %5.1f |", what, n, steps, c.RoundTrips()-n, c.RequestCharge())
 		if maxTrips > 0 && n > maxTrips {
 			t.Errorf("%s took %d round trips, want at most %d", what, n, maxTrips)
@@ -136,7 +137,7 @@ func TestConnectionsReused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b.WaitCommits()
+	castest.WaitCommits(b)
 	c.Reset()
 	for range 20 {
 		if _, err := ns.Get(driver.MakeKey("app", 3)); err != nil {
@@ -173,7 +174,7 @@ func TestCreateBound(t *testing.T) {
 		}
 	}
 	for _, r := range rs[2:] {
-		b.WaitCommits()
+		castest.WaitCommits(b)
 		c.Reset()
 		if err := ns.Create(driver.MakeKey("app", r.Version), r); err != nil {
 			t.Fatal(err)

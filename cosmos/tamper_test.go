@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/helm3codec"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -33,7 +34,7 @@ type tamperer struct {
 var _ drivertest.Tamperer = tamperer{}
 
 func newTamperer(b *cas.Backend) tamperer {
-	return tamperer{b: b, c: b.Store().(*objectStore).c}
+	return tamperer{b: b, c: castest.ObjectStore(b).(*objectStore).c}
 }
 
 var partKinds = []cas.Kind{cas.KindChart, cas.KindValues, cas.KindManifest}
@@ -41,7 +42,7 @@ var partKinds = []cas.Kind{cas.KindChart, cas.KindValues, cas.KindManifest}
 // read returns the item of the object ref names as a JSON object, without
 // the service's own fields (_rid, _etag, ...).
 func (tp tamperer) read(ctx context.Context, ref cas.Ref) (map[string]any, error) {
-	tp.b.WaitCommits()
+	castest.WaitCommits(tp.b)
 	resp, err := tp.c.ReadItem(ctx, azcosmos.NewPartitionKeyString(partitionKey(ref)), itemID(ref.Name), nil)
 	if err != nil {
 		return nil, mapError("read", describe(ref), err)
@@ -94,7 +95,7 @@ func (tp tamperer) chunks(ctx context.Context, ns, uid, set string, n int) ([]by
 	for i := range names {
 		names[i] = cas.ChunkName(uid, set, i)
 	}
-	frame, err := tp.b.ReadChunks(ctx, ns, names)
+	frame, err := castest.Probe(tp.b).ReadChunks(ctx, ns, names)
 	if err == nil && frame == nil {
 		err = fmt.Errorf("a chunk of %s is missing", uid)
 	}

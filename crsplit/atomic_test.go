@@ -15,6 +15,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/casprobe"
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
@@ -212,7 +213,7 @@ func TestCrashedCreateIsCollected(t *testing.T) {
 		b.hooks.BeforePart = crashAt(driver.KindValues)
 		defer func() { b.hooks.BeforePart = nil }()
 		// Same chart as "keep" (shared), its own values and manifest.
-		if err := s.Create(key(name, 1), variant(smallVariant(name, ns, 1, 2, "shared"), 2)); !errors.Is(err, cas.ErrCrash) {
+		if err := s.Create(key(name, 1), variant(smallVariant(name, ns, 1, 2, "shared"), 2)); !errors.Is(err, casprobe.ErrCrash) {
 			t.Fatalf("crash: %v", err)
 		}
 	}
@@ -292,7 +293,7 @@ func (g *gate) run(op func() error) <-chan error {
 func crashAt(k driver.Kind) func(*driver.Part) error {
 	return func(p *driver.Part) error {
 		if p.Kind == k {
-			return cas.ErrCrash
+			return casprobe.ErrCrash
 		}
 		return nil
 	}
@@ -306,9 +307,9 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
 	s, b := openAs(t, k, kubeenv.Admin, ns)
-	b.hooks.BeforeCommit = func(*driver.Head) error { return cas.ErrCrash }
+	b.hooks.BeforeCommit = func(*driver.Head) error { return casprobe.ErrCrash }
 	r := smallRelease("app", ns, 1, "c")
-	if err := s.Create(key("app", 1), r); !errors.Is(err, cas.ErrCrash) {
+	if err := s.Create(key("app", 1), r); !errors.Is(err, casprobe.ErrCrash) {
 		t.Fatalf("crash: %v", err)
 	}
 	b.hooks.BeforeCommit = nil
@@ -327,9 +328,9 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 		t.Fatalf("a stale, complete release is not committed by the cleanup: labels %v", l)
 	}
 	// A Delete's sweep of the namespace commits one too.
-	b.hooks.BeforeCommit = func(*driver.Head) error { return cas.ErrCrash }
+	b.hooks.BeforeCommit = func(*driver.Head) error { return casprobe.ErrCrash }
 	r2 := smallRelease("app", ns, 2, "c")
-	if err := s.Create(key("app", 2), r2); !errors.Is(err, cas.ErrCrash) {
+	if err := s.Create(key("app", 2), r2); !errors.Is(err, casprobe.ErrCrash) {
 		t.Fatalf("crash: %v", err)
 	}
 	b.hooks.BeforeCommit = nil

@@ -51,7 +51,6 @@ func newBackend(c *client, log func(string, ...interface{}), closeTimeout time.D
 		Persistent: func(err error) bool {
 			return errors.Is(err, ErrForbidden) || errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrCRDsNotInstalled)
 		},
-		Hooks: &cas.Hooks{},
 	})
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/fixture"
@@ -71,8 +70,8 @@ func TestCleanupLosesToConcurrentReuse(t *testing.T) {
 	chart := codecDigest(t, a, driver.KindChart)
 	bRel := fixture.LargeRelease("b", ns, 1) // same chart
 	fired := 0
-	b.hooks.CleanupDecided = func(ref cas.Ref) {
-		if ref.Kind != cas.KindChart || fired > 0 {
+	b.hooks.CleanupDecided = func(k driver.Kind, _ driver.Digest) {
+		if k != driver.KindChart || fired > 0 {
 			return
 		}
 		fired++

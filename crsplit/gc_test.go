@@ -12,9 +12,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/casprobe"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
@@ -217,7 +217,7 @@ func TestGarbageCollector(t *testing.T) {
 	// A crashed Create leaves a pending Release owning its parts; deleting
 	// it (as an administrator would) lets the cluster collect them.
 	b.hooks.BeforePart = crashAt(driver.KindValues)
-	if err := s.Create(key("crashed", 1), fixture.LargeRelease("crashed", ns, 1)); !errors.Is(err, cas.ErrCrash) {
+	if err := s.Create(key("crashed", 1), fixture.LargeRelease("crashed", ns, 1)); !errors.Is(err, casprobe.ErrCrash) {
 		t.Fatalf("crash: %v", err)
 	}
 	b.hooks.BeforePart = nil

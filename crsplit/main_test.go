@@ -16,6 +16,8 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/casprobe"
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
@@ -156,11 +158,26 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 type kubeBackend struct {
 	*cas.Backend
 	c     *client
-	hooks *cas.Hooks
+	hooks *casprobe.Hooks
 }
 
 // kubeBackendOf returns the backend of a crsplit store.
 func kubeBackendOf(s helm3.Store) *kubeBackend {
 	b := engine.Of(s).Backend().(*cas.Backend)
-	return &kubeBackend{Backend: b, c: b.Store().(*kubeStore).c, hooks: b.Hooks()}
+	p := castest.Probe(b)
+	return &kubeBackend{Backend: b, c: p.Store.(*kubeStore).c, hooks: &p.Hooks}
+}
+
+// WaitCommits returns once no background work of b is running.
+func (b *kubeBackend) WaitCommits() { castest.WaitCommits(b.Backend) }
+
+// SetPendingTimeout changes b's pending timeout (0: every pending Release
+// it meets is abandoned at once).
+func (b *kubeBackend) SetPendingTimeout(d time.Duration) {
+	castest.Probe(b.Backend).SetPendingTimeout(d)
+}
+
+// ReadChunks reads and joins the named Chunks of ns as the protocol does.
+func (b *kubeBackend) ReadChunks(ctx context.Context, ns string, names []string) ([]byte, error) {
+	return castest.Probe(b.Backend).ReadChunks(ctx, ns, names)
 }

@@ -29,7 +29,7 @@ import (
 type tamperer struct{ b *kubeBackend }
 
 func newTamperer(b *kubeBackend) drivertest.Tamperer {
-	return castest.WithEmbedded(&tamperer{b}, b.Store())
+	return castest.WithEmbedded(&tamperer{b}, castest.ObjectStore(b.Backend))
 }
 
 var _ drivertest.Tamperer = (*tamperer)(nil)

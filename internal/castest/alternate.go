@@ -48,9 +48,9 @@ func Alternate(t *testing.T, seed uint64, ops int, open func(t *testing.T) (helm
 		what, err := ts.step(r, i)
 		history = append(history, fmt.Sprintf("%d: %s", i, what))
 		if err == nil && (n%10 == 9 || n == ops-1) {
-			ts.cas[0].WaitCommits()
-			ts.cas[1].WaitCommits()
-			err = ts.check(t, ts.stores[1-i], ts.cas[1-i].Store())
+			WaitCommits(ts.cas[0])
+			WaitCommits(ts.cas[1])
+			err = ts.check(t, ts.stores[1-i], ObjectStore(ts.cas[1-i]))
 		}
 		if err != nil {
 			t.Fatalf("seed %d, op %d (%s on store %d): %v\nlast ops: %s", seed, n, what, i, err, strings.Join(history[max(0, len(history)-12):], "; "))

@@ -15,8 +15,10 @@ import (
 // whose replaces take a moment, so that one store's background commit
 // overlaps the other's next operation.
 func TestTwoStoresAlternating(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel()
 			data := castest.New(nil)
 			castest.Alternate(t, seed, 1200, func(t *testing.T) (helm3.Store, *cas.Backend) {
 				proc := data.Process(nil).Slow(func(op castest.Op) time.Duration {

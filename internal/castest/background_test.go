@@ -41,6 +41,7 @@ func (l *logLines) String() string {
 // bare context error, not "not found"), nor Close past
 // Config.CloseTimeout, which says in the log what it left unfinished.
 func TestStuckCommitBounded(t *testing.T) {
+	t.Parallel()
 	const bound = time.Second
 	var stall atomic.Bool
 	data := castest.New(nil)
@@ -105,6 +106,7 @@ func TestStuckCommitBounded(t *testing.T) {
 // within its deadline, successfully (the release is gone); what the cleanup
 // left is removed by helm3.Collect once the store answers again.
 func TestDeleteCleanupBounded(t *testing.T) {
+	t.Parallel()
 	const bound = time.Second
 	var stall atomic.Bool
 	data := castest.New(nil)

@@ -40,6 +40,7 @@ func allocated(fn func()) uint64 {
 // within the operation's deadline), and the release stays deletable,
 // also bounded. Before reads were bounded, a count of 2^30 made Get
 // allocate names for every chunk it claimed and read them one by one.
+// (Not parallel: it measures what the whole process allocates.)
 func TestRecordedCountsBounded(t *testing.T) {
 	for _, tc := range []struct {
 		name string

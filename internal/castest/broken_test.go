@@ -26,6 +26,7 @@ func (s keepsChunks) Delete(ctx context.Context, ref cas.Ref, version string) er
 // make some run of the install scenario report a violation of the kind
 // expected.
 func TestCrashPointsCatchBrokenStores(t *testing.T) {
+	t.Parallel()
 	scs := scenarios()
 	for _, c := range []struct {
 		name  string
@@ -42,10 +43,11 @@ func TestCrashPointsCatchBrokenStores(t *testing.T) {
 		{"chunks not deleted", scs[4], false, func(s cas.ObjectStore) cas.ObjectStore { return keepsChunks{s} }, "objects left"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var found []string
 			for n := 0; n < 40 && len(found) == 0; n++ {
 				r := run{sc: c.sc, adder: c.adder, wrap: c.wrap, plan: castest.CrashAt(n), desc: fmt.Sprintf("crash@%d", n)}
-				for _, v := range r.exec().violations {
+				for _, v := range r.exec().Violations {
 					if strings.Contains(v, c.want) {
 						found = append(found, v)
 					}

@@ -11,6 +11,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/casprobe"
 	"github.com/helmstore/helmstore/internal/castest"
 )
 
@@ -20,26 +21,28 @@ import (
 // write then finishes, and the release reads back whole with exact part
 // counts.
 func TestCollectSparesWritesInFlight(t *testing.T) {
+	t.Parallel()
 	install := castest.ScenarioNamed("install-new-parts")
 	app1d := install.Ops[1].Rel
 	k := key("app", 1)
 	for _, c := range []struct {
 		name  string
-		hooks func(pause func()) *cas.Hooks
+		hooks func(pause func()) casprobe.Hooks
 		setup []castest.Step
 		write castest.Step
 	}{
-		{"create/before-first-part", func(pause func()) *cas.Hooks {
-			return &cas.Hooks{BeforePart: func(*driver.Part) error { pause(); return nil }}
+		{"create/before-first-part", func(pause func()) casprobe.Hooks {
+			return casprobe.Hooks{BeforePart: func(*driver.Part) error { pause(); return nil }}
 		}, nil, install.Ops[0]},
-		{"create/before-commit", func(pause func()) *cas.Hooks {
-			return &cas.Hooks{BeforeCommit: func(*driver.Head) error { pause(); return nil }}
+		{"create/before-commit", func(pause func()) casprobe.Hooks {
+			return casprobe.Hooks{BeforeCommit: func(*driver.Head) error { pause(); return nil }}
 		}, nil, install.Ops[0]},
-		{"update/before-head", func(pause func()) *cas.Hooks {
-			return &cas.Hooks{BeforePut: func(*driver.Head) error { pause(); return nil }}
+		{"update/before-head", func(pause func()) casprobe.Hooks {
+			return casprobe.Hooks{BeforePut: func(*driver.Head) error { pause(); return nil }}
 		}, install.Ops[:1], castest.Step{Call: "update", Key: k, Rel: withOwnValues(app1d)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			data := castest.New(nil)
 			paused, resume := make(chan struct{}), make(chan struct{})
 			pause := func() { close(paused); <-resume }
@@ -50,8 +53,9 @@ func TestCollectSparesWritesInFlight(t *testing.T) {
 					pause()
 				}
 			})
-			cfg.Hooks = hooks
-			w := helm3.New(cas.New(data.Process(nil), cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes,
+			b := cas.New(data.Process(nil), cfg)
+			castest.Probe(b).Hooks = hooks
+			w := helm3.New(b, &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes,
 				Timeout: 30 * time.Second, Log: func(string, ...interface{}) {}}).Namespace(ns)
 			defer w.Close()
 			for _, op := range c.setup {
@@ -122,31 +126,35 @@ func wantOnly(t *testing.T, s helm3.Store, r *release.Release) {
 // TestCollectRemovesWhatADeadWriterLeft: a writer that dies half way
 // through a Create leaves a pending head and parts no release uses (Stats
 // counts them); once the head is abandoned (its pending window and
-// ClockSkew passed), helm3.Collect on the "" view commits or removes it
-// with its parts, and the store is empty again.
+// ClockSkew passed: the collecting process's clock is moved past them),
+// helm3.Collect on the "" view commits or removes it with its parts, and
+// the store is empty again.
 func TestCollectRemovesWhatADeadWriterLeft(t *testing.T) {
-	const timeout = 500 * time.Millisecond
-	cfg := protocol
-	cfg.ClockSkew = 100 * time.Millisecond
-	openWith := func(s cas.ObjectStore) helm3.Store {
+	t.Parallel()
+	const timeout = 30 * time.Second
+	var clock castest.Clock
+	openWith := func(s cas.ObjectStore, clock cas.Clock) helm3.Store {
+		cfg := protocol
+		if clock != nil {
+			cfg.Clock = clock
+		}
 		return helm3.New(cas.New(s, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: timeout,
 			Log: func(string, ...interface{}) {}}).Namespace(ns)
 	}
 	data := castest.New(nil)
 	r := castest.ScenarioNamed("install-new-parts").Ops[0].Rel
-	w := openWith(data.Process(castest.CrashAt(3))) // the head and two parts
-	start := time.Now()
+	w := openWith(data.Process(castest.CrashAt(3)), nil) // the head and two parts
 	if err := w.Create(key("app", 1), r); !castest.IsInjected(err) {
 		t.Fatalf("create by a writer that dies: %v", err)
 	}
 	w.Close()
-	o := openWith(data.Process(nil))
+	o := openWith(data.Process(nil), &clock)
 	defer o.Close()
 	st, err := o.Stats(context.Background())
 	if err != nil || st.Releases != 0 || st.TotalParts() == 0 {
 		t.Fatalf("after the writer died: %+v, %v; want no release and the parts it wrote", st, err)
 	}
-	time.Sleep(time.Until(start.Add(timeout + cfg.ClockSkew + 50*time.Millisecond)))
+	clock.Advance(timeout + cas.DefaultClockSkew + time.Second)
 	if err := helm3.Collect(context.Background(), o.Namespace("")); err != nil {
 		t.Fatalf("collect: %v", err)
 	}

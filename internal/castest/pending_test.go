@@ -29,6 +29,7 @@ func loseFrom(from, to int) castest.Plan {
 // process, answers as what a reader sees says (exists and found, or
 // created), leaving exactly the one release and its parts.
 func TestLostAnswersThenRetry(t *testing.T) {
+	t.Parallel()
 	k := key("app", 1)
 	r := castest.ScenarioNamed("install-new-parts").Ops[0].Rel
 	ref, _ := open(castest.New(nil), helm3.DefaultCacheBytes)
@@ -80,12 +81,14 @@ func sameStats(a, b helm3.Stats) bool {
 
 // TestDeadWriterPendingWindow: the pending head of a writer that died
 // after creating it keeps the key for the rest of the writer's pending
-// window (its operation's deadline) plus ClockSkew, and no longer.
+// window (its operation's deadline) plus ClockSkew, and no longer: the
+// other process's clock is moved to just before that, then just after.
 func TestDeadWriterPendingWindow(t *testing.T) {
-	const timeout = time.Second
-	cfg := protocol
-	cfg.ClockSkew = 500 * time.Millisecond
-	openWith := func(s cas.ObjectStore) helm3.Store {
+	t.Parallel()
+	const timeout, skew, margin = time.Minute, 30 * time.Second, 10 * time.Second
+	openWith := func(s cas.ObjectStore, clock cas.Clock) helm3.Store {
+		cfg := protocol
+		cfg.ClockSkew, cfg.Clock = skew, clock
 		return helm3.New(cas.New(s, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: timeout,
 			Log: func(string, ...interface{}) {}}).Namespace(ns)
 	}
@@ -93,28 +96,28 @@ func TestDeadWriterPendingWindow(t *testing.T) {
 	k := key("app", 1)
 	r := castest.ScenarioNamed("install").Ops[0].Rel
 	start := time.Now()
-	w := openWith(data.Process(castest.CrashAt(1)))
+	w := openWith(data.Process(castest.CrashAt(1)), nil)
 	if err := w.Create(k, r); !castest.IsInjected(err) {
 		t.Fatalf("create by a writer that dies after the head: %v", err)
 	}
 	w.Close()
-	o := openWith(data.Process(nil))
+	var clock castest.Clock
+	o := openWith(data.Process(nil), &clock)
 	defer o.Close()
 	if err := o.Create(k, r); !errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create within the dead writer's pending window: %v; want exists", err)
 	}
-	for {
-		err := o.Create(k, r)
-		if err == nil {
-			break
+	// The writer's window ended timeout after it started; the key is
+	// free skew later.
+	clock.Advance(timeout + skew - margin)
+	if err := o.Create(k, r); !errors.Is(err, helm3.ErrReleaseExists) {
+		if elapsed := time.Since(start); elapsed < margin {
+			t.Fatalf("create %v before the dead writer's window and ClockSkew ended: %v; want exists", margin-elapsed, err)
 		}
-		if !errors.Is(err, helm3.ErrReleaseExists) {
-			t.Fatalf("create after the dead writer's window: %v", err)
-		}
-		if time.Since(start) > 3*(timeout+cfg.ClockSkew) {
-			t.Fatalf("create still refused %v after the dead writer started (window %v, ClockSkew %v)", time.Since(start).Round(time.Millisecond), timeout, cfg.ClockSkew)
-		}
-		time.Sleep(50 * time.Millisecond)
+	}
+	clock.Advance(margin + time.Second)
+	if err := o.Create(k, r); err != nil {
+		t.Fatalf("create after the dead writer's window and ClockSkew: %v", err)
 	}
 	if _, err := o.Get(k); err != nil {
 		t.Fatalf("get after the create that took over: %v", err)

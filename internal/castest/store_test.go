@@ -25,6 +25,7 @@ func wantIs(t *testing.T, what string, err, target error) {
 
 // TestContract checks each call against the cas.ObjectStore contract.
 func TestContract(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := New(nil)
 	in := chartObj("c1", "hello")
@@ -113,6 +114,7 @@ func TestContract(t *testing.T) {
 
 // TestFaults checks what each fault does to the call and to the data.
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := New(nil)
 	// Write 0 fails, write 1 loses its answer, write 2 crashes after
@@ -191,6 +193,7 @@ func TestFaults(t *testing.T) {
 // TestRandomIsDeterministic: the same seed injects the same faults at the
 // same call numbers, and the rates are roughly kept.
 func TestRandomIsDeterministic(t *testing.T) {
+	t.Parallel()
 	rates := Rates{Fail: 0.1, LoseAnswer: 0.1, CrashAfter: 0.05, ReadFail: 0.1}
 	a, b := Random(7, rates), Random(7, rates)
 	c := Random(8, rates)
