@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
@@ -14,18 +13,9 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
-
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // reshapeRun is the data one reshape runs on, in a namespace of its own:
 // "large" (a chart of its own, in chunks), "app" and "web" sharing a
@@ -60,7 +50,7 @@ func newReshapeRun(t *testing.T, s helm3.Store, tp tamperer, ns string) reshapeR
 			t.Fatal(err)
 		}
 		for _, f := range []string{"chart", "values", "manifest", "valuesBase", "manifestBase"} {
-			if d, _ := field(m, "h")[f].(string); d != "" {
+			if d, _ := castest.JSONField(m, "h")[f].(string); d != "" {
 				if r.uses[d] == nil {
 					r.uses[d] = map[string]bool{}
 				}
@@ -73,7 +63,7 @@ func newReshapeRun(t *testing.T, s helm3.Store, tp tamperer, ns string) reshapeR
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, _ := field(m, "h")[f].(string)
+		d, _ := castest.JSONField(m, "h")[f].(string)
 		return d
 	}
 	r.largeChart, r.shared, r.appValues, r.upValues = digest(r.large, "chart"), digest(r.app, "chart"), digest(r.app, "values"), digest(r.up, "values")
@@ -86,53 +76,14 @@ func newReshapeRun(t *testing.T, s helm3.Store, tp tamperer, ns string) reshapeR
 	return r
 }
 
-// checkDamaged checks, on a fresh store with a 30 s timeout, that the
-// releases damaged read as ErrCorrupt or whole, the others whole, List and
-// the all-namespaces List answer, and that the damaged ones are deletable;
-// each operation returns within three times its timeout, allocating
-// boundedly.
+// checkDamaged checks, on a fresh store with no cache and a 30 s timeout,
+// what the suite checks of such damage (castest.CheckDamaged).
 func checkDamaged(t *testing.T, conn string, r reshapeRun, damaged map[string]bool, what string) {
 	t.Helper()
 	const timeout = 30 * time.Second
 	s, _ := openTest(t, conn, options{}, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
 	defer s.Close()
-	v := s.Namespace(r.ns)
-	bound := func(op string, fn func() error) error {
-		t.Helper()
-		var err error
-		start := time.Now()
-		n := allocated(func() { err = fn() })
-		if d := time.Since(start); d > 3*timeout {
-			t.Errorf("%s: %s took %s, past 3 times its timeout", what, op, d)
-		}
-		if n > 256<<20 {
-			t.Errorf("%s: %s allocated %d MiB", what, op, n>>20)
-		}
-		return err
-	}
-	for _, k := range []string{r.large, r.app, r.web, r.up} {
-		err := bound("get "+k, func() error { _, err := v.Get(k); return err })
-		switch {
-		case damaged[k] && err != nil && !errors.Is(err, helm3.ErrCorrupt):
-			t.Errorf("%s: get of damaged %s: %v, want ErrCorrupt (or the release whole)", what, k, err)
-		case !damaged[k] && err != nil:
-			t.Errorf("%s: get of %s, which the damage does not touch: %v", what, k, err)
-		}
-	}
-	if err := bound("list", func() error { _, err := v.List(func(*release.Release) bool { return true }); return err }); err != nil {
-		t.Errorf("%s: list: %v", what, err)
-	}
-	if err := bound("list all", func() error { _, err := s.Namespace("").List(func(*release.Release) bool { return true }); return err }); err != nil {
-		t.Errorf("%s: list of all namespaces: %v", what, err)
-	}
-	for k := range damaged {
-		if err := bound("delete "+k, func() error { _, err := v.Delete(k); return err }); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
-			t.Errorf("%s: delete of damaged %s: %v", what, k, err)
-		}
-		if _, err := v.Get(k); !errors.Is(err, helm3.ErrReleaseNotFound) {
-			t.Errorf("%s: get of %s after its delete: %v, want not found", what, k, err)
-		}
-	}
+	castest.CheckDamaged(t, s.Namespace(r.ns), []string{r.large, r.app, r.web, r.up}, damaged, timeout, what)
 }
 
 // TestRecordedCountsBounded: a chunked chart part whose item claims 2^30

@@ -14,6 +14,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 )
 
 // errAnswerLost is what a request whose answer loseAnswers dropped fails
@@ -93,7 +94,7 @@ func TestLostAnswersThenRetry(t *testing.T) {
 		}
 		t.Logf("answers %d-%d lost (%d of %d item writes): create: %v; the second create, after %v: %v",
 			c.from, c.to, lose.lost.Load(), lose.writes.Load(), err, time.Since(start).Round(time.Millisecond), again)
-		if got, err := ns.Stats(context.Background()); err != nil || !sameStats(got, want) {
+		if got, err := ns.Stats(context.Background()); err != nil || !castest.SameStats(got, want) {
 			t.Fatalf("answers %d-%d lost: then the namespace holds %+v (%v); want %+v", c.from, c.to, got, err, want)
 		}
 		if _, err := ns.Delete(k); err != nil {
@@ -101,19 +102,6 @@ func TestLostAnswersThenRetry(t *testing.T) {
 		}
 		o.Close()
 	}
-}
-
-// sameStats compares what two namespaces hold: releases and parts.
-func sameStats(a, b helm3.Stats) bool {
-	if a.Releases != b.Releases || len(a.Parts) != len(b.Parts) {
-		return false
-	}
-	for k, n := range a.Parts {
-		if b.Parts[k] != n {
-			return false
-		}
-	}
-	return a.PartBytes == b.PartBytes
 }
 
 // TestDeadWriterPendingWindow: a writer that dies after creating its

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
@@ -37,66 +36,9 @@ import (
 // do not exist on crsplit. Each write is checked to be stored as made.
 var _ drivertest.Reshaper = (*tamperer)(nil)
 
-// reshape is one way of damaging the shape of an object: edit changes the
-// object's JSON and reports whether it applies to it (the field it changes
-// is there).
-type reshape struct {
-	what string
-	edit func(m map[string]any) bool
-}
-
-// field returns the object at path in m (nil if a step is missing or not
-// an object).
-func field(m map[string]any, path ...string) map[string]any {
-	for _, p := range path {
-		next, _ := m[p].(map[string]any)
-		if next == nil {
-			return nil
-		}
-		m = next
-	}
-	return m
-}
-
-// set returns a reshape setting key of the object at path to v, if the key
-// is there (or always, with force).
-func set(what string, v any, force bool, path []string, key string) reshape {
-	return reshape{what, func(m map[string]any) bool {
-		o := field(m, path...)
-		if o == nil {
-			return false
-		}
-		if _, ok := o[key]; !ok && !force {
-			return false
-		}
-		o[key] = v
-		return true
-	}}
-}
-
-// drop returns a reshape removing key from the object at path, if it is
-// there.
-func drop(what string, path []string, key string) reshape {
-	return reshape{what, func(m map[string]any) bool {
-		o := field(m, path...)
-		if o == nil {
-			return false
-		}
-		if _, ok := o[key]; !ok {
-			return false
-		}
-		delete(o, key)
-		return true
-	}}
-}
-
-const (
-	hugeCount = float64(1 << 30)
-	hugeSize  = float64(1 << 40)
-	// notBase64 is what a string field that should hold base64 holds
-	// instead (the schema declares such fields plain strings).
-	notBase64 = "%%% not base64 %%%"
-)
+// notBase64 is what a string field that should hold base64 holds instead
+// (the schema declares such fields plain strings).
+const notBase64 = "%%% not base64 %%%"
 
 var (
 	spec  = []string{"spec"}
@@ -108,13 +50,13 @@ var (
 // (0: as it is, or the record's) with id ("": as it is, or a real-looking
 // one): the chunk set's fields are set, or an inline record moved to a
 // chunk set (no chunk is written).
-func chunkedRecord(what string, id string, count, size float64) reshape {
-	return reshape{what, func(m map[string]any) bool {
-		s := field(m, spec...)
+func chunkedRecord(what string, id string, count, size float64) castest.JSONReshape {
+	return castest.JSONReshape{What: what, Edit: func(m map[string]any) bool {
+		s := castest.JSONField(m, spec...)
 		if s == nil {
 			return false
 		}
-		cs := field(s, "releaseChunks")
+		cs := castest.JSONField(s, "releaseChunks")
 		if cs == nil {
 			rec, _ := s["record"].(string)
 			raw, err := base64.StdEncoding.DecodeString(rec)
@@ -137,12 +79,12 @@ func chunkedRecord(what string, id string, count, size float64) reshape {
 // releaseReshapes, partReshapes and chunkReshapes are the variants of each
 // shape for a Release, a Chart, Values or Manifest object, and the first
 // Chunk of a chunked part.
-var releaseReshapes = map[drivertest.Shape][]reshape{
+var releaseReshapes = map[drivertest.Shape][]castest.JSONReshape{
 	drivertest.WrongType: {
-		set("spec.record a string that is not base64 (the schema declares a string; a number there is refused)", notBase64, false, spec, "record"),
-		set("spec.releaseChunks.digest another digest (of nothing stored)", fmt.Sprintf("%064d", 0), false, []string{"spec", "releaseChunks"}, "digest"),
-		{"spec.record moved to spec.release (an object the schema leaves open) as an object whose fields have the wrong types", func(m map[string]any) bool {
-			s := field(m, spec...)
+		castest.SetJSON("spec.record a string that is not base64 (the schema declares a string; a number there is refused)", notBase64, false, spec, "record"),
+		castest.SetJSON("spec.releaseChunks.digest another digest (of nothing stored)", fmt.Sprintf("%064d", 0), false, []string{"spec", "releaseChunks"}, "digest"),
+		{What: "spec.record moved to spec.release (an object the schema leaves open) as an object whose fields have the wrong types", Edit: func(m map[string]any) bool {
+			s := castest.JSONField(m, spec...)
 			if s == nil {
 				return false
 			}
@@ -154,20 +96,20 @@ var releaseReshapes = map[drivertest.Shape][]reshape{
 		chunkedRecord("the record's chunk set id, an open string in the schema, one no object name can hold ('../x y')", "../x y", 0, 0),
 	},
 	drivertest.MissingField: {
-		drop("spec.record removed", spec, "record"),
-		drop("spec.parts removed", spec, "parts"),
-		drop("spec.parts.chart removed", parts, "chart"),
-		drop("spec.parts.values removed", parts, "values"),
-		drop("spec.parts.manifest removed", parts, "manifest"),
-		drop("spec.createdAt removed", spec, "createdAt"),
+		castest.DropJSON("spec.record removed", spec, "record"),
+		castest.DropJSON("spec.parts removed", spec, "parts"),
+		castest.DropJSON("spec.parts.chart removed", parts, "chart"),
+		castest.DropJSON("spec.parts.values removed", parts, "values"),
+		castest.DropJSON("spec.parts.manifest removed", parts, "manifest"),
+		castest.DropJSON("spec.createdAt removed", spec, "createdAt"),
 		// key, name, version, status and owner are required: refused.
 	},
 	drivertest.HugeCount: {
-		chunkedRecord("the record in a chunk set claiming 2^30 chunks", "", hugeCount, 0),
-		chunkedRecord("the record in a chunk set claiming 2^30 chunks of 2^40 bytes", "", hugeCount, hugeSize),
+		chunkedRecord("the record in a chunk set claiming 2^30 chunks", "", castest.HugeCount, 0),
+		chunkedRecord("the record in a chunk set claiming 2^30 chunks of 2^40 bytes", "", castest.HugeCount, castest.HugeSize),
 	},
 	drivertest.HugeSize: {
-		chunkedRecord("the record in a chunk set claiming 2^40 bytes", "", 0, hugeSize),
+		chunkedRecord("the record in a chunk set claiming 2^40 bytes", "", 0, castest.HugeSize),
 	},
 }
 
@@ -175,7 +117,7 @@ var releaseReshapes = map[drivertest.Shape][]reshape{
 // another part kind, same name and content (a Chart by a Values object,
 // others by a Chart): the write deletes the original and creates it
 // there.
-var otherKind = reshape{"the part object replaced by one of another kind, same name and spec", func(m map[string]any) bool {
+var otherKind = castest.JSONReshape{What: "the part object replaced by one of another kind, same name and spec", Edit: func(m map[string]any) bool {
 	if m["kind"] == "Chart" {
 		m["kind"] = "Values"
 	} else {
@@ -186,9 +128,9 @@ var otherKind = reshape{"the part object replaced by one of another kind, same n
 
 // ownersAs returns a reshape that makes every ownerReference of an object
 // name a kind other than the one it names.
-func ownersAs(what, apiVersion, kind string) reshape {
-	return reshape{what, func(m map[string]any) bool {
-		owners, _ := field(m, "metadata")["ownerReferences"].([]any)
+func ownersAs(what, apiVersion, kind string) castest.JSONReshape {
+	return castest.JSONReshape{What: what, Edit: func(m map[string]any) bool {
+		owners, _ := castest.JSONField(m, "metadata")["ownerReferences"].([]any)
 		if len(owners) == 0 {
 			return false
 		}
@@ -201,60 +143,60 @@ func ownersAs(what, apiVersion, kind string) reshape {
 	}}
 }
 
-var partReshapes = map[drivertest.Shape][]reshape{
+var partReshapes = map[drivertest.Shape][]castest.JSONReshape{
 	drivertest.WrongType: {
-		set("spec.data a string that is not base64 (the schema declares a string)", notBase64, false, spec, "data"),
+		castest.SetJSON("spec.data a string that is not base64 (the schema declares a string)", notBase64, false, spec, "data"),
 		otherKind,
 		ownersAs("ownerReferences naming ConfigMaps (v1) instead of Releases", "v1", "ConfigMap"),
 		// A string where size, storedSize, chunks or complete is is
 		// refused.
 	},
 	drivertest.MissingField: {
-		drop("spec.data removed", spec, "data"),
-		drop("spec.complete removed", spec, "complete"),
-		drop("spec.frameDigest removed", spec, "frameDigest"),
-		drop("spec.chunks removed", spec, "chunks"),
-		drop("metadata.ownerReferences removed", []string{"metadata"}, "ownerReferences"),
-		drop("metadata.labels removed (the object label batch reads select by)", []string{"metadata"}, "labels"),
+		castest.DropJSON("spec.data removed", spec, "data"),
+		castest.DropJSON("spec.complete removed", spec, "complete"),
+		castest.DropJSON("spec.frameDigest removed", spec, "frameDigest"),
+		castest.DropJSON("spec.chunks removed", spec, "chunks"),
+		castest.DropJSON("metadata.ownerReferences removed", []string{"metadata"}, "ownerReferences"),
+		castest.DropJSON("metadata.labels removed (the object label batch reads select by)", []string{"metadata"}, "labels"),
 		// digest, size and storedSize are required: refused.
 	},
 	drivertest.HugeCount: {
-		set("spec.chunks 2^30", hugeCount, true, spec, "chunks"),
-		{"spec.chunks 2^30 and spec.storedSize 2^40, spec.data removed", func(m map[string]any) bool {
-			s := field(m, spec...)
+		castest.SetJSON("spec.chunks 2^30", castest.HugeCount, true, spec, "chunks"),
+		{What: "spec.chunks 2^30 and spec.storedSize 2^40, spec.data removed", Edit: func(m map[string]any) bool {
+			s := castest.JSONField(m, spec...)
 			if s == nil {
 				return false
 			}
-			s["chunks"], s["storedSize"] = hugeCount, hugeSize
+			s["chunks"], s["storedSize"] = castest.HugeCount, castest.HugeSize
 			delete(s, "data")
 			return true
 		}},
 	},
 	drivertest.HugeSize: {
-		set("spec.storedSize 2^40", hugeSize, true, spec, "storedSize"),
-		set("spec.size 2^40", hugeSize, true, spec, "size"),
+		castest.SetJSON("spec.storedSize 2^40", castest.HugeSize, true, spec, "storedSize"),
+		castest.SetJSON("spec.size 2^40", castest.HugeSize, true, spec, "size"),
 	},
 }
 
-var chunkReshapes = map[drivertest.Shape][]reshape{
+var chunkReshapes = map[drivertest.Shape][]castest.JSONReshape{
 	drivertest.WrongType: {
-		set("the first chunk's spec.data a string that is not base64", notBase64, false, spec, "data"),
-		set("the first chunk's spec.of naming another object", "charts/"+fmt.Sprintf("%064d", 0), false, spec, "of"),
+		castest.SetJSON("the first chunk's spec.data a string that is not base64", notBase64, false, spec, "data"),
+		castest.SetJSON("the first chunk's spec.of naming another object", "charts/"+fmt.Sprintf("%064d", 0), false, spec, "of"),
 	},
 	drivertest.MissingField: {
-		drop("the first chunk's spec.of removed", spec, "of"),
+		castest.DropJSON("the first chunk's spec.of removed", spec, "of"),
 		// index and data are required: refused.
 	},
 	drivertest.HugeCount: {
-		set("the first chunk's spec.index 2^30", hugeCount, true, spec, "index"),
+		castest.SetJSON("the first chunk's spec.index 2^30", castest.HugeCount, true, spec, "index"),
 	},
 }
 
 // embeddedReshapes edit every frame of part d that a Release embeds.
-func embeddedReshapes(d string) map[drivertest.Shape][]reshape {
-	each := func(what string, fn func(e map[string]any) bool) reshape {
-		return reshape{what, func(m map[string]any) bool {
-			es, _ := field(m, spec...)["embedded"].([]any)
+func embeddedReshapes(d string) map[drivertest.Shape][]castest.JSONReshape {
+	each := func(what string, fn func(e map[string]any) bool) castest.JSONReshape {
+		return castest.JSONReshape{What: what, Edit: func(m map[string]any) bool {
+			es, _ := castest.JSONField(m, spec...)["embedded"].([]any)
 			done := false
 			kept := es[:0:0]
 			for _, x := range es {
@@ -267,12 +209,12 @@ func embeddedReshapes(d string) map[drivertest.Shape][]reshape {
 				kept = append(kept, x)
 			}
 			if done {
-				field(m, spec...)["embedded"] = kept
+				castest.JSONField(m, spec...)["embedded"] = kept
 			}
 			return done
 		}}
 	}
-	return map[drivertest.Shape][]reshape{
+	return map[drivertest.Shape][]castest.JSONReshape{
 		drivertest.WrongType: {
 			each("the embedded frame's data a string that is not base64", func(e map[string]any) bool { e["data"] = notBase64; return true }),
 		},
@@ -285,7 +227,7 @@ func embeddedReshapes(d string) map[drivertest.Shape][]reshape {
 			}),
 		},
 		drivertest.HugeSize: {
-			each("the embedded frame's size 2^40", func(e map[string]any) bool { e["size"] = hugeSize; return true }),
+			each("the embedded frame's size 2^40", func(e map[string]any) bool { e["size"] = castest.HugeSize; return true }),
 		},
 	}
 }
@@ -295,7 +237,7 @@ func embeddedReshapes(d string) map[drivertest.Shape][]reshape {
 type shaped struct {
 	res, ns, name string
 	m             map[string]any
-	rs            []reshape
+	rs            []castest.JSONReshape
 }
 
 // Reshape implements drivertest.Reshaper: on the Release of target.Key
@@ -306,7 +248,7 @@ func (tp *tamperer) Reshape(ctx context.Context, target drivertest.Target, shape
 	tp.b.WaitCommits()
 	ns := target.Namespace
 	var groups [][]shaped
-	read := func(res, name string, rs []reshape) (shaped, error) {
+	read := func(res, name string, rs []castest.JSONReshape) (shaped, error) {
 		raw, err := tp.b.c.get(ctx, res, ns, name)
 		if err != nil {
 			return shaped{}, err
@@ -370,26 +312,15 @@ func (tp *tamperer) Reshape(ctx context.Context, target drivertest.Target, shape
 		}
 		groups = append(groups, g)
 	}
+	var jgs []castest.JSONGroup
 	for _, g := range groups {
-		for _, r := range g[0].rs {
-			if !r.edit(copyJSON(g[0].m)) {
-				continue
-			}
-			if i > 0 {
-				i--
-				continue
-			}
-			for _, o := range g {
-				if r.edit(o.m) {
-					if err := tp.write(ctx, o); err != nil {
-						return "", fmt.Errorf("%s: %w", r.what, err)
-					}
-				}
-			}
-			return r.what, nil
+		jg := castest.JSONGroup{Reshapes: g[0].rs, Write: func(j int) error { return tp.write(ctx, g[j]) }}
+		for _, o := range g {
+			jg.Objects = append(jg.Objects, o.m)
 		}
+		jgs = append(jgs, jg)
 	}
-	return "", drivertest.ErrNoVariant
+	return castest.ApplyJSONReshape(jgs, i)
 }
 
 // write stores o.m over the object it was read from (its resourceVersion
@@ -406,7 +337,7 @@ func (tp *tamperer) write(ctx context.Context, o shaped) error {
 			return err
 		}
 		res = resourceOfKind(k)
-		md := field(o.m, "metadata")
+		md := castest.JSONField(o.m, "metadata")
 		for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"} {
 			delete(md, f)
 		}
@@ -469,12 +400,6 @@ func resourceOfKind(k string) string {
 func mustJSON(m map[string]any) []byte {
 	b, _ := json.Marshal(m)
 	return b
-}
-
-// copyJSON returns a deep copy of a decoded JSON object.
-func copyJSON(m map[string]any) map[string]any {
-	out, _ := normalize(m).(map[string]any)
-	return out
 }
 
 // reshapeRun is the data one variant damages, in a namespace of its own:
@@ -550,51 +475,12 @@ func newReshapeRun(t *testing.T, k *kubeenv.Server, s helm3.Store, tp *tamperer)
 }
 
 // checkReshaped checks, on a fresh store with no cache and a 30 s timeout,
-// that the releases damaged read as ErrCorrupt or whole, the others whole,
-// that List of the namespace and of all namespaces answer, and that the
-// damaged ones are deletable; each operation returns within three times
-// its timeout, allocating at most 256 MiB.
+// what the suite checks of such damage (castest.CheckDamaged).
 func checkReshaped(t *testing.T, k *kubeenv.Server, r reshapeRun, damaged map[string]bool, what string) {
 	t.Helper()
 	const timeout = 30 * time.Second
 	s, _ := openAs(t, k, kubeenv.Admin, r.ns, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
-	bound := func(op string, fn func() error) error {
-		t.Helper()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		start := time.Now()
-		err := fn()
-		if d := time.Since(start); d > 3*timeout {
-			t.Errorf("%s: %s took %s, past 3 times its timeout", what, op, d)
-		}
-		runtime.ReadMemStats(&after)
-		if n := after.TotalAlloc - before.TotalAlloc; n > 256<<20 {
-			t.Errorf("%s: %s allocated %d MiB", what, op, n>>20)
-		}
-		return err
-	}
-	for _, kk := range r.keys {
-		err := bound("get "+kk, func() error { _, err := s.Get(kk); return err })
-		switch {
-		case damaged[kk] && err != nil && (!errors.Is(err, helm3.ErrCorrupt) || !strings.Contains(err.Error(), kk)):
-			t.Errorf("%s: get of damaged %s: %v, want ErrCorrupt naming it (or the release whole)", what, kk, err)
-		case !damaged[kk] && err != nil:
-			t.Errorf("%s: get of %s, which the damage does not touch: %v", what, kk, err)
-		}
-	}
-	for _, view := range []helm3.Store{s, s.Namespace("")} {
-		if err := bound("list", func() error { _, err := view.List(func(*release.Release) bool { return true }); return err }); err != nil {
-			t.Errorf("%s: list: %v", what, err)
-		}
-	}
-	for kk := range damaged {
-		if err := bound("delete "+kk, func() error { _, err := s.Delete(kk); return err }); err != nil && !errors.Is(err, helm3.ErrCorrupt) {
-			t.Errorf("%s: delete of damaged %s: %v", what, kk, err)
-		}
-		if _, err := s.Get(kk); !errors.Is(err, helm3.ErrReleaseNotFound) {
-			t.Errorf("%s: get of %s after its delete: %v, want not found", what, kk, err)
-		}
-	}
+	castest.CheckDamaged(t, s, r.keys, damaged, timeout, what)
 }
 
 // TestReshaper applies every variant of every shape the tamperer has to a

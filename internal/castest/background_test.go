@@ -2,14 +2,9 @@ package castest_test
 
 import (
 	"errors"
-	"fmt"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
@@ -17,88 +12,26 @@ import (
 	"github.com/helmstore/helmstore/internal/castest"
 )
 
-// logLines collects a store's log.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logLines) log(format string, v ...interface{}) {
-	l.mu.Lock()
-	l.lines = append(l.lines, fmt.Sprintf(format, v...))
-	l.mu.Unlock()
-}
-
-func (l *logLines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
-// TestStuckCommitBounded: a Create's background commit that hangs (its
-// store call never answers) holds up neither a Delete of the release past
-// the Delete's deadline, which then fails as unavailable (not with the
-// bare context error, not "not found"), nor Close past
-// Config.CloseTimeout, which says in the log what it left unfinished.
+// TestStuckCommitBounded runs castest.StuckCommit over a process whose
+// replaces of head objects hang while stalled, with Close bounded by
+// Config.CloseTimeout.
 func TestStuckCommitBounded(t *testing.T) {
 	t.Parallel()
 	const bound = time.Second
-	var stall atomic.Bool
 	data := castest.New(nil)
-	proc := data.Process(nil).Slow(func(op castest.Op) time.Duration {
-		if stall.Load() && op.Call == castest.CallReplace && op.Ref.Kind == cas.KindHead {
-			return time.Hour // until the call's context ends
-		}
-		return 0
-	})
-	cfg := protocol
-	cfg.CleanupTimeout = time.Minute
-	cfg.CloseTimeout = bound
-	var logs logLines
-	cfg.Log = logs.log
-	s := helm3.New(cas.New(proc, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: bound, Log: logs.log}).Namespace(ns)
-	k := key("app", 1)
-	r := castest.ScenarioNamed("install").Ops[0].Rel
-	stall.Store(true)
-	if err := s.Create(k, r); err != nil {
-		t.Fatalf("create (its commit stalls in the background): %v", err)
-	}
-	start := time.Now()
-	_, err := s.Delete(k)
-	took := time.Since(start)
-	if took > 3*bound {
-		t.Errorf("Delete waiting for a stuck commit took %v; want about its deadline, %v", took.Round(time.Millisecond), bound)
-	}
-	if err == nil || !errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseNotFound) {
-		t.Errorf("Delete waiting for a stuck commit: %v; want helm3.ErrUnavailable", err)
-	}
-	closed := make(chan error, 1)
-	start = time.Now()
-	go func() { closed <- s.Close() }()
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		t.Logf("Close with a stuck commit returned after %v", time.Since(start).Round(time.Millisecond))
-	case <-time.After(3 * bound):
-		t.Errorf("Close waited more than %v for a stuck commit; want it bounded by CloseTimeout, %v", 3*bound, bound)
-		<-closed
-	}
-	if !strings.Contains(logs.String(), k) {
-		t.Errorf("Close left the commit of %s unfinished without saying so in the log:\n%s", k, logs.String())
-	}
-	stall.Store(false)
-
-	// Another process finds the release whole, and deletes it.
-	o, _ := open(data.Process(nil), 0)
-	defer o.Close()
-	if got, err := o.Get(k); err != nil || got.Info.Status != release.StatusPendingInstall {
-		t.Fatalf("get after Close: %v", err)
-	}
-	if _, err := o.Delete(k); err != nil {
-		t.Fatalf("delete after Close: %v", err)
-	}
+	castest.StuckCommit(t, bound, func(stall *atomic.Bool, log func(string, ...interface{})) helm3.Store {
+		proc := data.Process(nil).Slow(func(op castest.Op) time.Duration {
+			if stall.Load() && op.Call == castest.CallReplace && op.Ref.Kind == cas.KindHead {
+				return time.Hour // until the call's context ends
+			}
+			return 0
+		})
+		cfg := protocol
+		cfg.CleanupTimeout = time.Minute
+		cfg.CloseTimeout = bound
+		cfg.Log = log
+		return helm3.New(cas.New(proc, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: bound, Log: log}).Namespace(ns)
+	}, func() helm3.Store { s, _ := open(data.Process(nil), 0); return s })
 }
 
 // TestDeleteCleanupBounded: a Delete whose head delete succeeded but whose
@@ -118,9 +51,9 @@ func TestDeleteCleanupBounded(t *testing.T) {
 	})
 	cfg := protocol
 	cfg.CleanupTimeout = time.Minute
-	var logs logLines
-	cfg.Log = logs.log
-	s := helm3.New(cas.New(proc, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: bound, Log: logs.log}).Namespace(ns)
+	var logs castest.LogLines
+	cfg.Log = logs.Log
+	s := helm3.New(cas.New(proc, cfg), &driver.Config{Name: "castest", CacheBytes: helm3.DefaultCacheBytes, Timeout: bound, Log: logs.Log}).Namespace(ns)
 	defer s.Close()
 	k := key("app", 1)
 	r := castest.ScenarioNamed("install").Ops[0].Rel

@@ -2,7 +2,6 @@ package castest
 
 import (
 	"errors"
-	"runtime"
 	"testing"
 	"time"
 
@@ -17,23 +16,6 @@ import (
 var boundedProtocol = cas.Config{InlinePartBytes: 256, InlineBodyBytes: 256, ChunkBytes: 512,
 	Retry: cas.Retry{First: time.Millisecond, Max: 20 * time.Millisecond}}
 
-// hugeCount and hugeSize are what a hostile edit records: far more chunks
-// and bytes than exist.
-const (
-	hugeCount = 1 << 30
-	hugeSize  = 1 << 40
-)
-
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestRecordedCountsBounded: a chunked part or head body whose record
 // claims far more chunks, or bytes, than were written makes a fresh
 // store's Get ErrCorrupt (never more allocated than a few chunks' worth,
@@ -47,13 +29,13 @@ func TestRecordedCountsBounded(t *testing.T) {
 		edit func(data *Store, head, chart cas.Ref) error
 	}{
 		{"part-chunks", func(data *Store, _, chart cas.Ref) error {
-			return data.Edit(chart, func(o *cas.Object) { o.Part.Chunks = hugeCount })
+			return data.Edit(chart, func(o *cas.Object) { o.Part.Chunks = HugeCount })
 		}},
 		{"part-chunks-and-size", func(data *Store, _, chart cas.Ref) error {
-			return data.Edit(chart, func(o *cas.Object) { o.Part.Chunks, o.Part.StoredSize = hugeCount, hugeSize })
+			return data.Edit(chart, func(o *cas.Object) { o.Part.Chunks, o.Part.StoredSize = HugeCount, HugeSize })
 		}},
 		{"part-size", func(data *Store, _, chart cas.Ref) error {
-			return data.Edit(chart, func(o *cas.Object) { o.Part.StoredSize = hugeSize })
+			return data.Edit(chart, func(o *cas.Object) { o.Part.StoredSize = HugeSize })
 		}},
 		{"part-plausible-count", func(data *Store, _, chart cas.Ref) error {
 			// As many chunks as the size would allow: reading stops at the
@@ -61,10 +43,10 @@ func TestRecordedCountsBounded(t *testing.T) {
 			return data.Edit(chart, func(o *cas.Object) { o.Part.StoredSize = 200 << 20; o.Part.Chunks = 400 << 10 })
 		}},
 		{"body-chunks", func(data *Store, head, _ cas.Ref) error {
-			return data.Edit(head, func(o *cas.Object) { o.Head.BodyChunks.Count = hugeCount })
+			return data.Edit(head, func(o *cas.Object) { o.Head.BodyChunks.Count = HugeCount })
 		}},
 		{"body-size", func(data *Store, head, _ cas.Ref) error {
-			return data.Edit(head, func(o *cas.Object) { o.Head.BodyChunks.Size = hugeSize })
+			return data.Edit(head, func(o *cas.Object) { o.Head.BodyChunks.Size = HugeSize })
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,16 +87,7 @@ func TestRecordedCountsBounded(t *testing.T) {
 			defer s.Close()
 			bound := func(what string, fn func() error) error {
 				t.Helper()
-				var err error
-				start := time.Now()
-				n := allocated(func() { err = fn() })
-				if d := time.Since(start); d > 3*cfg.Timeout {
-					t.Errorf("%s took %s, past 3 times the timeout of %s", what, d, cfg.Timeout)
-				}
-				if n > 64<<20 {
-					t.Errorf("%s allocated %d MiB: not bounded by what was written", what, n>>20)
-				}
-				return err
+				return Bounded(t, what, cfg.Timeout, 64<<20, fn)
 			}
 			if err := bound("get", func() error { _, err := s.Get(k); return err }); !errors.Is(err, helm3.ErrCorrupt) {
 				t.Errorf("get: %v, want ErrCorrupt", err)

@@ -118,7 +118,7 @@ func wantOnly(t *testing.T, s helm3.Store, r *release.Release) {
 		t.Fatal(err)
 	}
 	got, err := s.Stats(context.Background())
-	if err != nil || !sameStats(got, want) {
+	if err != nil || !castest.SameStats(got, want) {
 		t.Fatalf("the store holds %+v (%v); a store with only %s holds %+v", got, err, key(r.Name, r.Version), want)
 	}
 }

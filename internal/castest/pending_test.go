@@ -60,23 +60,11 @@ func TestLostAnswersThenRetry(t *testing.T) {
 				t.Fatalf("answers %d-%d lost: the create said %v, the second one exists, but Get: %v", c.from, c.to, err, gerr)
 			}
 		}
-		if got, err := o.Stats(context.Background()); err != nil || !sameStats(got, want) {
+		if got, err := o.Stats(context.Background()); err != nil || !castest.SameStats(got, want) {
 			t.Fatalf("answers %d-%d lost: then the namespace holds %+v (%v); want %+v", c.from, c.to, got, err, want)
 		}
 		o.Close()
 	}
-}
-
-func sameStats(a, b helm3.Stats) bool {
-	if a.Releases != b.Releases || a.PartBytes != b.PartBytes || len(a.Parts) != len(b.Parts) {
-		return false
-	}
-	for k, n := range a.Parts {
-		if b.Parts[k] != n {
-			return false
-		}
-	}
-	return true
 }
 
 // TestDeadWriterPendingWindow: the pending head of a writer that died

@@ -7,6 +7,7 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/internal/castest"
 )
 
 var _ drivertest.Reshaper = tamperer{}
@@ -22,11 +23,6 @@ type objectReshape struct {
 	garble bool
 }
 
-const (
-	hugeCount = 1 << 30
-	hugeSize  = 1 << 40
-)
-
 var garbled = objectReshape{what: "the object no longer decodes", garble: true}
 
 var headReshapes = map[drivertest.Shape][]objectReshape{
@@ -38,10 +34,10 @@ var headReshapes = map[drivertest.Shape][]objectReshape{
 		{what: "chart digest removed", fn: func(o *cas.Object) bool { o.Head.Parts.Chart = ""; return true }},
 	},
 	drivertest.HugeCount: {
-		{what: "body claims 2^30 chunks", fn: func(o *cas.Object) bool { chunkedBody(o.Head).Count = hugeCount; return true }},
+		{what: "body claims 2^30 chunks", fn: func(o *cas.Object) bool { chunkedBody(o.Head).Count = castest.HugeCount; return true }},
 	},
 	drivertest.HugeSize: {
-		{what: "body claims 2^40 bytes in chunks", fn: func(o *cas.Object) bool { chunkedBody(o.Head).Size = hugeSize; return true }},
+		{what: "body claims 2^40 bytes in chunks", fn: func(o *cas.Object) bool { chunkedBody(o.Head).Size = castest.HugeSize; return true }},
 	},
 }
 
@@ -64,15 +60,15 @@ var partReshapes = map[drivertest.Shape][]objectReshape{
 		{what: "referrers removed", fn: func(o *cas.Object) bool { o.Referrers = nil; return true }},
 	},
 	drivertest.HugeCount: {
-		{what: "chunk count 2^30", fn: func(o *cas.Object) bool { o.Part.Chunks = hugeCount; return true }},
+		{what: "chunk count 2^30", fn: func(o *cas.Object) bool { o.Part.Chunks = castest.HugeCount; return true }},
 		{what: "chunk count 2^30 and stored size 2^40", fn: func(o *cas.Object) bool {
-			o.Part.Chunks, o.Part.StoredSize = hugeCount, hugeSize
+			o.Part.Chunks, o.Part.StoredSize = castest.HugeCount, castest.HugeSize
 			return true
 		}},
 	},
 	drivertest.HugeSize: {
-		{what: "stored size 2^40", fn: func(o *cas.Object) bool { o.Part.StoredSize = hugeSize; return true }},
-		{what: "canonical size 2^40", fn: func(o *cas.Object) bool { o.Part.Size = hugeSize; return true }},
+		{what: "stored size 2^40", fn: func(o *cas.Object) bool { o.Part.StoredSize = castest.HugeSize; return true }},
+		{what: "canonical size 2^40", fn: func(o *cas.Object) bool { o.Part.Size = castest.HugeSize; return true }},
 	},
 }
 
@@ -101,7 +97,7 @@ func embeddedReshapes(d string) map[drivertest.Shape][]objectReshape {
 	return map[drivertest.Shape][]objectReshape{
 		drivertest.WrongType:    {garbled},
 		drivertest.MissingField: {each("embedded frame removed", func(e *cas.EmbeddedFrame) { e.Data = nil })},
-		drivertest.HugeSize:     {each("embedded size 2^40", func(e *cas.EmbeddedFrame) { e.Size = hugeSize })},
+		drivertest.HugeSize:     {each("embedded size 2^40", func(e *cas.EmbeddedFrame) { e.Size = castest.HugeSize })},
 	}
 }
 
