@@ -113,18 +113,6 @@ func PartKind(k driver.Kind) Kind {
 	}
 }
 
-// partKindOf is the inverse of PartKind, for the objects holding parts.
-func partKindOf(k Kind) driver.Kind {
-	switch k {
-	case KindChart:
-		return driver.KindChart
-	case KindValues:
-		return driver.KindValues
-	default:
-		return driver.KindManifest
-	}
-}
-
 // visible reports whether the head object obj can be read: committed, or
 // pending=parts with every part it references stored, complete and
 // referred to by it, and its chunked body all there. A referrer leaves a

@@ -406,7 +406,7 @@ func (b *Backend) collectPart(ctx context.Context, obj *Object, owner string) (d
 	}
 	d, _ := driver.ParseDigest(obj.Name)
 	if h := b.hooks().CleanupDecided; h != nil {
-		h(partKindOf(obj.Kind), d)
+		h(partCodecKind(obj.Kind), d)
 	}
 	if len(keep) == 0 {
 		err := b.s.Delete(ctx, obj.Ref(), obj.Version)
