@@ -17,45 +17,39 @@ import (
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
-// reshapeRun is the data one reshape runs on, in a namespace of its own:
-// "large" (a chart of its own, in chunks), "app" and "web" sharing a
-// small chart, and "up", a values-only upgrade of app (its values a delta
-// against app's, embedded in its head). uses names, for every digest, the
-// releases whose heads reference it (bases included).
+// reshapeRun is the data one reshape runs on (castest.ReshapeData), in a
+// namespace of its own: "large" (a chart of its own, in chunks), "app"
+// and "web" sharing a small chart, and "up", a values-only upgrade of app
+// (its values a delta against app's, embedded in its head). Cosmos DB
+// keeps a head body of any size the suite writes inline: no ChunkedHead.
 type reshapeRun struct {
-	ns                  string
-	large, app, web, up string // keys
-	largeChart, shared  string // digests
-	appValues, upValues string
-	uses                map[string]map[string]bool
+	castest.ReshapeData
+	large string // key
 }
 
 func newReshapeRun(t *testing.T, s helm3.Store, tp tamperer, ns string) reshapeRun {
 	t.Helper()
-	r := reshapeRun{ns: ns, large: driver.MakeKey("large", 1), app: driver.MakeKey("app", 1), web: driver.MakeKey("web", 1),
-		up: driver.MakeKey("app", 2), uses: map[string]map[string]bool{}}
+	r := reshapeRun{ReshapeData: castest.ReshapeData{Namespace: ns, App: driver.MakeKey("app", 1)}, large: driver.MakeKey("large", 1)}
+	web, upKey := driver.MakeKey("web", 1), driver.MakeKey("app", 2)
 	v := s.Namespace(ns)
 	up := smallRelease("app", ns, 2, release.StatusDeployed)
 	up.Config["replicas"] = 7.0
 	for _, c := range []struct {
 		k   string
 		rls *release.Release
-	}{{r.large, fixture.LargeRelease("large", ns, 1)}, {r.app, smallRelease("app", ns, 1, release.StatusDeployed)},
-		{r.web, smallRelease("web", ns, 1, release.StatusDeployed)}, {r.up, up}} {
+	}{{r.large, fixture.LargeRelease("large", ns, 1)}, {r.App, smallRelease("app", ns, 1, release.StatusDeployed)},
+		{web, smallRelease("web", ns, 1, release.StatusDeployed)}, {upKey, up}} {
 		if err := v.Create(c.k, c.rls); err != nil {
 			t.Fatal(err)
 		}
+		r.Keys = append(r.Keys, c.k)
 		m, err := tp.read(context.Background(), headRef(ns, c.k))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range []string{"chart", "values", "manifest", "valuesBase", "manifestBase"} {
-			if d, _ := castest.JSONField(m, "h")[f].(string); d != "" {
-				if r.uses[d] == nil {
-					r.uses[d] = map[string]bool{}
-				}
-				r.uses[d][c.k] = true
-			}
+			d, _ := castest.JSONField(m, "h")[f].(string)
+			r.Use(c.k, d)
 		}
 	}
 	digest := func(k, f string) string {
@@ -66,11 +60,11 @@ func newReshapeRun(t *testing.T, s helm3.Store, tp tamperer, ns string) reshapeR
 		d, _ := castest.JSONField(m, "h")[f].(string)
 		return d
 	}
-	r.largeChart, r.shared, r.appValues, r.upValues = digest(r.large, "chart"), digest(r.app, "chart"), digest(r.app, "values"), digest(r.up, "values")
-	if r.shared != digest(r.web, "chart") {
+	r.LargeChart, r.Shared, r.AppValues, r.UpValues = digest(r.large, "chart"), digest(r.App, "chart"), digest(r.App, "values"), digest(upKey, "values")
+	if r.Shared != digest(web, "chart") {
 		t.Fatal("app and web do not share their chart: the test tests nothing")
 	}
-	if _, _, err := tp.part(context.Background(), ns, r.upValues); !errors.Is(err, cas.ErrNotFound) {
+	if _, _, err := tp.part(context.Background(), ns, r.UpValues); !errors.Is(err, cas.ErrNotFound) {
 		t.Fatalf("app's upgrade has a values part item (%v): nothing is embedded, the test tests nothing", err)
 	}
 	return r
@@ -78,12 +72,12 @@ func newReshapeRun(t *testing.T, s helm3.Store, tp tamperer, ns string) reshapeR
 
 // checkDamaged checks, on a fresh store with no cache and a 30 s timeout,
 // what the suite checks of such damage (castest.CheckDamaged).
-func checkDamaged(t *testing.T, conn string, r reshapeRun, damaged map[string]bool, what string) {
+func checkDamaged(t *testing.T, conn string, r castest.ReshapeData, damaged map[string]bool, what string) {
 	t.Helper()
 	const timeout = 30 * time.Second
 	s, _ := openTest(t, conn, options{}, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
 	defer s.Close()
-	castest.CheckDamaged(t, s.Namespace(r.ns), []string{r.large, r.app, r.web, r.up}, damaged, timeout, what)
+	castest.CheckDamaged(t, s.Namespace(r.Namespace), r.Keys, damaged, timeout, what)
 }
 
 // TestRecordedCountsBounded: a chunked chart part whose item claims 2^30
@@ -103,58 +97,32 @@ func TestRecordedCountsBounded(t *testing.T) {
 		head  bool
 	}{{drivertest.HugeCount, false}, {drivertest.HugeSize, false}, {drivertest.HugeCount, true}, {drivertest.HugeSize, true}} {
 		r := newReshapeRun(t, w, tp, fmt.Sprintf("bounded-%d", i))
-		target := drivertest.Target{Namespace: r.ns, Part: r.largeChart}
+		target := drivertest.Target{Namespace: r.Namespace, Part: r.LargeChart}
 		if tc.head {
-			target = drivertest.Target{Namespace: r.ns, Key: r.large}
+			target = drivertest.Target{Namespace: r.Namespace, Key: r.large}
 		}
 		what, err := tp.Reshape(context.Background(), target, tc.shape, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkDamaged(t, conn, r, map[string]bool{r.large: true}, what)
+		checkDamaged(t, conn, r.ReshapeData, map[string]bool{r.large: true}, what)
 	}
 }
 
-// TestReshaper applies every variant of every shape the tamperer has to a
-// head, a part shared by two releases, a chunked part of one release and a
-// values part of one release (embedded in its head), each on data of its
-// own, and checks what the suite checks of such damage (checkDamaged).
+// TestReshaper runs castest.ReshapeAll: every variant of every shape the
+// tamperer has, on a head, a part shared by two releases, a chunked part
+// of one release and a values part of one release (embedded in its head),
+// each on data of its own, checked as the suite checks such damage
+// (checkDamaged).
 func TestReshaper(t *testing.T) {
 	conn := connString(t)
 	w, b := openTest(t, conn, options{})
 	defer w.Close()
 	tp := newTamperer(b)
-	n := 0
-	for _, shape := range drivertest.Shapes {
-		for _, tc := range []struct {
-			name   string
-			target func(r reshapeRun) drivertest.Target
-		}{
-			{"head", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Key: r.app} }},
-			{"shared-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.shared} }},
-			{"chunked-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.largeChart} }},
-			{"values-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.appValues} }},
-			{"embedded-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.upValues} }},
-		} {
-			for i := 0; ; i++ {
-				r := newReshapeRun(t, w, tp, fmt.Sprintf("reshape-%d", n))
-				n++
-
-				target := tc.target(r)
-				what, err := tp.Reshape(context.Background(), target, shape, i)
-				if errors.Is(err, drivertest.ErrNoVariant) {
-					break
-				}
-				if err != nil {
-					t.Fatalf("%s %s %d: %v", shape, tc.name, i, err)
-				}
-				damaged := r.uses[target.Part]
-				if target.Key != "" {
-					damaged = map[string]bool{target.Key: true}
-				}
-				checkDamaged(t, conn, r, damaged, fmt.Sprintf("%s %s: %s", shape, tc.name, what))
-			}
-		}
-	}
+	n := castest.ReshapeAll(t, tp, func(n int) castest.ReshapeData {
+		return newReshapeRun(t, w, tp, fmt.Sprintf("reshape-%d", n)).ReshapeData
+	}, func(d castest.ReshapeData, damaged map[string]bool, what string) {
+		checkDamaged(t, conn, d, damaged, what)
+	}, nil)
 	t.Logf("%d reshapes checked", n)
 }

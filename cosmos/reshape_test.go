@@ -82,29 +82,13 @@ var partReshapes = map[drivertest.Shape][]castest.JSONReshape{
 		castest.SetJSON("referrer UIDs a number", 7, false, top, "ru"),
 		castest.SetJSON("stored size a string", "big", false, p, "storedSize"),
 	},
-	drivertest.MissingField: {
+	drivertest.MissingField: append(castest.PartDropReshapes(p...),
 		castest.DropJSON("part record removed", top, "p"),
-		castest.DropJSON("inline frame removed", p, "data"),
-		castest.DropJSON("chunk count removed", p, "chunks"),
-		castest.DropJSON("complete removed", p, "complete"),
 		castest.DropJSON("uid removed", top, "uid"),
 		castest.DropJSON("referrer list removed", top, "r"),
-	},
-	drivertest.HugeCount: {
-		castest.SetJSON("chunk count 2^30", castest.HugeCount, true, p, "chunks"),
-		{What: "chunk count 2^30 and stored size 2^40", Edit: func(m map[string]any) bool {
-			o := castest.JSONField(m, "p")
-			if o == nil {
-				return false
-			}
-			o["chunks"], o["storedSize"] = castest.HugeCount, castest.HugeSize
-			return true
-		}},
-	},
-	drivertest.HugeSize: {
-		castest.SetJSON("stored size 2^40", castest.HugeSize, true, p, "storedSize"),
-		castest.SetJSON("canonical size 2^40", castest.HugeSize, true, p, "size"),
-	},
+	),
+	drivertest.HugeCount: castest.PartCountReshapes(p...),
+	drivertest.HugeSize:  castest.PartSizeReshapes(p...),
 }
 
 var chunkReshapes = map[drivertest.Shape][]castest.JSONReshape{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -151,31 +150,13 @@ var partReshapes = map[drivertest.Shape][]castest.JSONReshape{
 		// A string where size, storedSize, chunks or complete is is
 		// refused.
 	},
-	drivertest.MissingField: {
-		castest.DropJSON("spec.data removed", spec, "data"),
-		castest.DropJSON("spec.complete removed", spec, "complete"),
-		castest.DropJSON("spec.frameDigest removed", spec, "frameDigest"),
-		castest.DropJSON("spec.chunks removed", spec, "chunks"),
+	drivertest.MissingField: append(castest.PartDropReshapes(spec...),
 		castest.DropJSON("metadata.ownerReferences removed", []string{"metadata"}, "ownerReferences"),
 		castest.DropJSON("metadata.labels removed (the object label batch reads select by)", []string{"metadata"}, "labels"),
 		// digest, size and storedSize are required: refused.
-	},
-	drivertest.HugeCount: {
-		castest.SetJSON("spec.chunks 2^30", castest.HugeCount, true, spec, "chunks"),
-		{What: "spec.chunks 2^30 and spec.storedSize 2^40, spec.data removed", Edit: func(m map[string]any) bool {
-			s := castest.JSONField(m, spec...)
-			if s == nil {
-				return false
-			}
-			s["chunks"], s["storedSize"] = castest.HugeCount, castest.HugeSize
-			delete(s, "data")
-			return true
-		}},
-	},
-	drivertest.HugeSize: {
-		castest.SetJSON("spec.storedSize 2^40", castest.HugeSize, true, spec, "storedSize"),
-		castest.SetJSON("spec.size 2^40", castest.HugeSize, true, spec, "size"),
-	},
+	),
+	drivertest.HugeCount: castest.PartCountReshapes(spec...),
+	drivertest.HugeSize:  castest.PartSizeReshapes(spec...),
 }
 
 var chunkReshapes = map[drivertest.Shape][]castest.JSONReshape{
@@ -402,19 +383,12 @@ func mustJSON(m map[string]any) []byte {
 	return b
 }
 
-// reshapeRun is the data one variant damages, in a namespace of its own:
-// app and web share their chart; large has a chunked chart; hooked a
-// chunked record; up is app's upgrade, its values a delta embedded in its
-// Release. uses says which release keys use each part digest.
-type reshapeRun struct {
-	ns                                      string
-	keys                                    []string
-	app, hooked                             string
-	shared, largeChart, appValues, upValues string
-	uses                                    map[string]map[string]bool
-}
-
-func newReshapeRun(t *testing.T, k *kubeenv.Server, s helm3.Store, tp *tamperer) reshapeRun {
+// newReshapeRun stores the data one variant damages
+// (castest.ReshapeData), in a namespace of its own: app and web share
+// their chart; large has a chunked chart; hooked a chunked record (the
+// ChunkedHead); up is app's upgrade, its values a delta embedded in its
+// Release.
+func newReshapeRun(t *testing.T, k *kubeenv.Server, s helm3.Store, tp *tamperer) castest.ReshapeData {
 	t.Helper()
 	ns := newNamespace(t, k)
 	v := s.Namespace(ns)
@@ -427,17 +401,17 @@ func newReshapeRun(t *testing.T, k *kubeenv.Server, s helm3.Store, tp *tamperer)
 		hooked.Hooks = append(hooked.Hooks, &release.Hook{Name: "big-hook", Kind: "Job", Path: "hooks/job.yaml", Manifest: g.Manifest("hook", 768<<10)})
 	}
 	rels := []*release.Release{app, web, fixture.LargeRelease("large", ns, 1), up, hooked}
-	r := reshapeRun{ns: ns, app: key("app", 1), hooked: key("hooked", 1), uses: map[string]map[string]bool{}}
+	r := castest.ReshapeData{Namespace: ns, App: key("app", 1), ChunkedHead: key("hooked", 1)}
 	for _, rel := range rels {
 		kk := key(rel.Name, rel.Version)
 		if err := v.Create(kk, rel); err != nil {
 			t.Fatal(err)
 		}
-		r.keys = append(r.keys, kk)
+		r.Keys = append(r.Keys, kk)
 	}
 	ctx := ctxT(t)
 	heads := map[string]*releaseObject{}
-	for _, kk := range r.keys {
+	for _, kk := range r.Keys {
 		_, m, err := tp.object(ctx, ns, kk)
 		if err != nil {
 			t.Fatal(err)
@@ -448,27 +422,20 @@ func newReshapeRun(t *testing.T, k *kubeenv.Server, s helm3.Store, tp *tamperer)
 		}
 		heads[kk] = obj
 		p := obj.Spec.Parts
-		for _, d := range []string{p.Chart, p.Values, p.Manifest, p.ValuesBase, p.ManifestBase} {
-			if d != "" {
-				if r.uses[d] == nil {
-					r.uses[d] = map[string]bool{}
-				}
-				r.uses[d][kk] = true
-			}
-		}
+		r.Use(kk, p.Chart, p.Values, p.Manifest, p.ValuesBase, p.ManifestBase)
 	}
-	r.shared, r.appValues = heads[r.app].Spec.Parts.Chart, heads[r.app].Spec.Parts.Values
-	r.largeChart, r.upValues = heads[key("large", 1)].Spec.Parts.Chart, heads[key("app", 2)].Spec.Parts.Values
-	if r.shared != heads[key("web", 1)].Spec.Parts.Chart {
+	r.Shared, r.AppValues = heads[r.App].Spec.Parts.Chart, heads[r.App].Spec.Parts.Values
+	r.LargeChart, r.UpValues = heads[key("large", 1)].Spec.Parts.Chart, heads[key("app", 2)].Spec.Parts.Values
+	if r.Shared != heads[key("web", 1)].Spec.Parts.Chart {
 		t.Fatal("app and web do not share their chart: the test tests nothing")
 	}
-	if heads[r.hooked].Spec.ReleaseChunks == nil {
+	if heads[r.ChunkedHead].Spec.ReleaseChunks == nil {
 		t.Fatal("hooked's record is not chunked: the test tests nothing")
 	}
-	if _, obj, err := tp.part(ctx, ns, r.largeChart); err != nil || obj.Spec.Chunks == 0 {
+	if _, obj, err := tp.part(ctx, ns, r.LargeChart); err != nil || obj.Spec.Chunks == 0 {
 		t.Fatalf("large's chart is not chunked (%v): the test tests nothing", err)
 	}
-	if _, _, err := tp.part(ctx, ns, r.upValues); err == nil {
+	if _, _, err := tp.part(ctx, ns, r.UpValues); err == nil {
 		t.Fatal("app's upgrade has a Values object: nothing is embedded, the test tests nothing")
 	}
 	return r
@@ -476,57 +443,27 @@ func newReshapeRun(t *testing.T, k *kubeenv.Server, s helm3.Store, tp *tamperer)
 
 // checkReshaped checks, on a fresh store with no cache and a 30 s timeout,
 // what the suite checks of such damage (castest.CheckDamaged).
-func checkReshaped(t *testing.T, k *kubeenv.Server, r reshapeRun, damaged map[string]bool, what string) {
+func checkReshaped(t *testing.T, k *kubeenv.Server, r castest.ReshapeData, damaged map[string]bool, what string) {
 	t.Helper()
 	const timeout = 30 * time.Second
-	s, _ := openAs(t, k, kubeenv.Admin, r.ns, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
-	castest.CheckDamaged(t, s, r.keys, damaged, timeout, what)
+	s, _ := openAs(t, k, kubeenv.Admin, r.Namespace, helm3.WithTimeout(timeout), helm3.WithCacheBytes(0))
+	castest.CheckDamaged(t, s, r.Keys, damaged, timeout, what)
 }
 
-// TestReshaper applies every variant of every shape the tamperer has to a
-// head, a head whose record is chunked, a part shared by two releases, a
-// chunked part, a values part and a values delta embedded in a Release,
-// each on data of its own, and checks what the suite checks of such damage
-// (checkReshaped). The conformance suite's Shapes reach neither chunked
-// records nor chunked parts.
+// TestReshaper runs castest.ReshapeAll: every variant of every shape the
+// tamperer has, on a head, a head whose record is chunked, a part shared
+// by two releases, a chunked part, a values part and a values delta
+// embedded in a Release, each on data of its own, checked as the suite
+// checks such damage (checkReshaped).
 func TestReshaper(t *testing.T) {
 	k := cluster(t)
 	w, b := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace)
 	tp := &tamperer{b}
-	n := 0
-	for _, shape := range drivertest.Shapes {
-		for _, tc := range []struct {
-			name   string
-			target func(r reshapeRun) drivertest.Target
-		}{
-			{"head", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Key: r.app} }},
-			{"chunked-head", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Key: r.hooked} }},
-			{"shared-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.shared} }},
-			{"chunked-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.largeChart} }},
-			{"values-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.appValues} }},
-			{"embedded-part", func(r reshapeRun) drivertest.Target { return drivertest.Target{Namespace: r.ns, Part: r.upValues} }},
-		} {
-			for i := 0; ; i++ {
-				r := newReshapeRun(t, k, w, tp)
-				target := tc.target(r)
-				what, err := tp.Reshape(ctxT(t), target, shape, i)
-				if errors.Is(err, drivertest.ErrNoVariant) {
-					clearNamespace(t, b, r.ns)
-					break
-				}
-				if err != nil {
-					t.Fatalf("%s %s %d: %v", shape, tc.name, i, err)
-				}
-				n++
-				damaged := r.uses[target.Part]
-				if target.Key != "" {
-					damaged = map[string]bool{target.Key: true}
-				}
-				checkReshaped(t, k, r, damaged, fmt.Sprintf("%s %s: %s", shape, tc.name, what))
-				clearNamespace(t, b, r.ns) // or every later all-namespaces List reads it
-			}
-		}
-	}
+	n := castest.ReshapeAll(t, tp, func(int) castest.ReshapeData { return newReshapeRun(t, k, w, tp) },
+		func(r castest.ReshapeData, damaged map[string]bool, what string) {
+			checkReshaped(t, k, r, damaged, what)
+		},
+		func(r castest.ReshapeData) { clearNamespace(t, b, r.Namespace) }) // or every later all-namespaces List reads it
 	t.Logf("%d reshapes checked", n)
 }
 

@@ -134,3 +134,60 @@ func ApplyJSONReshape(groups []JSONGroup, i int) (string, error) {
 	}
 	return "", drivertest.ErrNoVariant
 }
+
+// PartDropReshapes are drivertest.MissingField variants of a part record
+// at path: its inline frame, completeness, chunk count and frame digest
+// removed (each where it is there).
+func PartDropReshapes(path ...string) []JSONReshape {
+	at := jsonPath(path)
+	var out []JSONReshape
+	for _, f := range []string{"data", "complete", "chunks", "frameDigest"} {
+		out = append(out, DropJSON(at+f+" removed", path, f))
+	}
+	return out
+}
+
+// PartCountReshapes are the drivertest.HugeCount variants of a part
+// record (cas.PartRecord, as both JSON backends store it) at path: its
+// chunk count 2^30; that and its stored size 2^40; and both with its
+// inline frame removed.
+func PartCountReshapes(path ...string) []JSONReshape {
+	at := jsonPath(path)
+	claim := func(what string, dropData bool) JSONReshape {
+		return JSONReshape{what, func(m map[string]any) bool {
+			o := JSONField(m, path...)
+			if o == nil {
+				return false
+			}
+			o["chunks"], o["storedSize"] = HugeCount, HugeSize
+			if dropData {
+				delete(o, "data")
+			}
+			return true
+		}}
+	}
+	return []JSONReshape{
+		SetJSON(at+"chunks 2^30", HugeCount, true, path, "chunks"),
+		claim(at+"chunks 2^30 and "+at+"storedSize 2^40", false),
+		claim(at+"chunks 2^30 and "+at+"storedSize 2^40, "+at+"data removed", true),
+	}
+}
+
+// PartSizeReshapes are the drivertest.HugeSize variants of a part record
+// at path: its stored size 2^40, and its canonical size 2^40.
+func PartSizeReshapes(path ...string) []JSONReshape {
+	at := jsonPath(path)
+	return []JSONReshape{
+		SetJSON(at+"storedSize 2^40", HugeSize, true, path, "storedSize"),
+		SetJSON(at+"size 2^40", HugeSize, true, path, "size"),
+	}
+}
+
+// jsonPath returns path as the prefix of a field's name ("spec.").
+func jsonPath(path []string) string {
+	s := ""
+	for _, p := range path {
+		s += p + "."
+	}
+	return s
+}
