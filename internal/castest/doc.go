@@ -15,8 +15,16 @@
 // Scenarios (scenario.go) are the crash-point runs' Helm operations, with
 // what a reader may see after each (States, Allowed) and the checks of
 // what a reader finds once a writer failed or died amid them (Snapshot,
-// Judge); backends on the protocol run them over their own service too.
-// The package's own tests run the protocol through thousands of such crash
-// points (crash_test.go) and the drivertest conformance suite on a
-// fault-free Store.
+// Judge); CrashRun (crash.go) is the harness that runs one and checks
+// it, over a Store or over a backend's own service. The package's own
+// tests run the protocol through thousands of such crash points
+// (crash_test.go) and the drivertest conformance suite on a fault-free
+// Store.
+//
+// For the tests of the backends on the protocol it also holds: Clock, a
+// cas.Clock that retries without waiting and that a test moves forward
+// instead of sleeping; Probe, a cas.Backend's hooks, object store and
+// background commits (internal/casprobe); StuckCommit, a scenario they
+// share; and the JSON side of a Reshaper (jsonreshape.go, reshapes.go)
+// with the checks of damaged data (checks.go).
 package castest
