@@ -85,9 +85,9 @@ func tryOpen(conn string, o options, opts ...helm3.Option) (helm3.Store, *cas.Ba
 	if o.observe == nil {
 		o.observe = itemSizes.observe
 	}
-	b, cb, err := open(context.Background(), cfg, o)
+	cb, err := open(context.Background(), cfg, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	return helm3.New(b, cfg), cb, nil
+	return helm3.New(cb, cfg), cb, nil
 }

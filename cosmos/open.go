@@ -55,14 +55,17 @@ type options struct {
 // parseConnectionString), creating the database and the container if they
 // are missing.
 func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
-	s, _, err := open(ctx, cfg, options{})
-	return s, err
+	b, err := open(ctx, cfg, options{})
+	if err != nil {
+		return nil, err // not a typed nil
+	}
+	return b, nil
 }
 
-func open(ctx context.Context, cfg *driver.Config, o options) (driver.Backend, *cas.Backend, error) {
+func open(ctx context.Context, cfg *driver.Config, o options) (*cas.Backend, error) {
 	set, err := parseConnectionString(cfg.ConnectionString)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -73,14 +76,14 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Backend, *
 	account := &accountInfo{}
 	client, err := newClient(set, o, account)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c, err := ensureContainer(ctx, client, set.database, set.container)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := account.check(set.allowWeak); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	st := &objectStore{c: c, observe: o.observe}
 	pc := cas.Config{InlinePartBytes: InlinePartBytes, InlineBodyBytes: InlineBodyBytes, ChunkBytes: ChunkBytes}
@@ -96,7 +99,7 @@ func open(ctx context.Context, cfg *driver.Config, o options) (driver.Backend, *
 		store = o.wrap(st)
 	}
 	b := cas.New(store, pc)
-	return b, b, nil
+	return b, nil
 }
 
 // newClient returns the SDK client for set: a key credential when the

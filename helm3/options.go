@@ -6,6 +6,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/engine"
 )
 
 // DefaultCacheBytes is the default bound of a Store's decoded-part cache
@@ -18,7 +19,7 @@ const DefaultTimeout = driver.DefaultTimeout
 
 // DefaultNamespace is the namespace of the Store that Open returns, as in
 // Helm's own drivers. Use Store.Namespace for others.
-const DefaultNamespace = "default"
+const DefaultNamespace = engine.DefaultNamespace
 
 // Option changes a Config before the store is opened.
 type Option func(*driver.Config)

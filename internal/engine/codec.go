@@ -10,6 +10,10 @@ type Codec[R any] interface {
 	// Meta returns what the engine checks and indexes of rls (cheap: no
 	// part is encoded).
 	Meta(rls *R) codec.Meta
+	// Identity returns the name, version and namespace rls says it has:
+	// what a release read back is checked against (cheaper than Meta, on
+	// every release a read returns).
+	Identity(rls *R) (name string, version int, namespace string)
 	// Split takes rls apart into its head's JSON and its parts.
 	Split(rls *R) (*codec.Split, error)
 	// DecodeChart decodes the canonical bytes of a chart part.

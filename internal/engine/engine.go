@@ -802,8 +802,8 @@ func (e *Engine[R]) assemble(h *driver.Head, ps *partSet, labels map[string]stri
 	if err != nil {
 		return nil, corrupt(h, err)
 	}
-	if m := e.codec.Meta(rls); m.Name != name || m.Version != version || (m.Namespace != "" && m.Namespace != h.Namespace) {
-		return nil, corrupt(h, fmt.Errorf("%w: stored data is release %q version %d in namespace %q", codec.ErrCorrupt, m.Name, m.Version, m.Namespace))
+	if n, ver, ns := e.codec.Identity(rls); n != name || ver != version || (ns != "" && ns != h.Namespace) {
+		return nil, corrupt(h, fmt.Errorf("%w: stored data is release %q version %d in namespace %q", codec.ErrCorrupt, n, ver, ns))
 	}
 	return rls, nil
 }

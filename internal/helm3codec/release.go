@@ -28,6 +28,11 @@ func (Codec) Meta(rls *release.Release) codec.Meta {
 	return m
 }
 
+// Identity returns rls's name, version and namespace.
+func (Codec) Identity(rls *release.Release) (name string, version int, namespace string) {
+	return rls.Name, rls.Version, rls.Namespace
+}
+
 // Split takes rls apart. rls is not modified. Info.Resources is not kept:
 // Helm fills it only for display, and Helm's own drivers cannot read a
 // release back once it is stored.
