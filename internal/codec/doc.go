@@ -7,14 +7,17 @@
 //
 // Each part has a canonical uncompressed form whose SHA-256 is its digest,
 // its first byte its Kind. The values and manifest parts are encoded here
-// (ValuesPart, ManifestPart); the chart part's encoding is the face's, and
-// reaches this package as a ChartPart through a ChartDecoder. Parts are
-// stored as frames: one byte naming the encoding, then the payload (zstd
-// when that saves space, in independent segments for a large part, or a
-// delta against a base part of the same kind: delta.go). Every decode
-// verifies the digest and the size limits (driver.MaxPartBytes,
-// driver.MaxHeadBytes) before it allocates, so a corrupted or hostile part
-// is reported as driver.ErrCorrupt, never returned. The head's body is
-// sealed over its key and part digests by package driver (Head.Seal);
-// OpenHead checks the seal and returns the head's JSON.
+// (ValuesPart, ManifestPart), and so is the chart part (chart.go): a face
+// describes its Helm's chart as ChartFields to EncodeChart and builds one
+// from what DecodeChart gives (Chart, on a ChartShare), so that every face
+// writes one chart as one string of bytes. A decoded chart reaches the
+// engine as a face's ChartPart through a ChartDecoder. Parts are stored as
+// frames: one byte naming the encoding, then the payload (zstd when that
+// saves space, in independent segments for a large part, or a delta against
+// a base part of the same kind: delta.go). Every decode verifies the digest
+// and the size limits (driver.MaxPartBytes, driver.MaxHeadBytes) before it
+// allocates, so a corrupted or hostile part is reported as
+// driver.ErrCorrupt, never returned. The head's body is sealed over its key
+// and part digests by package driver (Head.Seal); OpenHead checks the seal
+// and returns the head's JSON.
 package codec

@@ -6,12 +6,13 @@
 // Assemble puts a release back together from that form; Stub stands for a
 // release whose stored data cannot be decoded.
 //
-// The chart encoding is here because it is Helm 3's chart.Chart written
-// out (chart.go documents the format): binary, so that its cost is in
-// proportion to its bytes, not to its number of files or values, and
-// keeping exactly what Helm's JSON round trip of a chart keeps. What
-// Assemble returns deep-equals what Helm's own drivers return for the same
-// release. A decoded chart part (ChartPart) is immutable and shared through
-// the part cache; the releases of one call share its values and file bytes
-// (Shared), as Helm's Memory driver returns shared objects.
+// The chart part's wire format is package codec's, one for every face (a
+// chart written through Helm 3 and through Helm 4 is stored once); chart.go
+// describes Helm 3's chart.Chart to it and builds one from what it decodes,
+// keeping exactly what Helm's JSON round trip of a chart keeps (Helm 4's mod
+// times, which Helm 3 has not, are dropped, as Helm 3's JSON drops them).
+// What Assemble returns deep-equals what Helm's own drivers return for the
+// same release. A decoded chart part (ChartPart) is immutable and shared
+// through the part cache; the releases of one call share its values and file
+// bytes (Shared), as Helm's Memory driver returns shared objects.
 package helm3codec

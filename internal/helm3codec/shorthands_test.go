@@ -57,3 +57,15 @@ func Assemble(head []byte, chart, values, manifest *Decoded, labels map[string]s
 
 // chartOf builds a new chart from a decoded chart part.
 func chartOf(d *Decoded) (*chart.Chart, error) { return d.Chart.(*ChartPart).Chart() }
+
+// The tags of the chart values' binary tree (package codec's chart.go),
+// for the damage tests to write by hand.
+const (
+	tagNil byte = iota
+	tagFalse
+	tagTrue
+	tagNumber
+	tagString
+	tagMap
+	tagList
+)
