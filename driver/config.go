@@ -1,6 +1,9 @@
 package driver
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // DefaultCacheBytes is the default bound of a Store's decoded-part cache.
 const DefaultCacheBytes = 64 << 20
@@ -27,8 +30,12 @@ type Config struct {
 	// Timeout bounds each Helm operation (0: no bound). It is
 	// DefaultTimeout unless WithTimeout says otherwise.
 	Timeout time.Duration
-	// Log receives debug messages (Helm's DebugLog signature).
+	// Log receives debug messages (Helm 3's DebugLog signature). Backends
+	// and the engine log through it only.
 	Log func(format string, v ...interface{})
+	// Logger is where Log's messages go under a Helm 4 face (at debug
+	// level), which sets both; nil under Helm 3's.
+	Logger *slog.Logger
 	// RESTClientGetter is how Kubernetes backends reach the cluster: the
 	// getter Helm uses (a k8s.io/cli-runtime genericclioptions
 	// RESTClientGetter: kubeconfig, context and namespace flags), held as

@@ -60,6 +60,14 @@ var (
 	// and never "not found". Nothing was read or written. The error never
 	// shows the credentials.
 	ErrAccessDenied = errors.New("access denied by the storage service")
+
+	// ErrUnknownFormat is wrapped, beside ErrCorrupt, by the error about a
+	// release stored in a release format this build does not read: one a
+	// newer helmstore wrote (a later Helm release format), or one the
+	// store's face does not speak. The error names the release and the
+	// format; List skips the release and it stays deletable, as a corrupt
+	// one does. Upgrading helmstore reads it.
+	ErrUnknownFormat = errors.New("stored in a release format this build of helmstore cannot read")
 )
 
 // ReleaseError is the error every Store method returns for a failure that

@@ -100,6 +100,18 @@ func damages() map[string]damage {
 		"HeadGarbled": func(t *testing.T, ctx context.Context, tp Tamperer, k string, _, _ StoredHead) error {
 			return tp.GarbleHead(ctx, "default", k)
 		},
+		"BodyOfUnknownFormat": setHead(func(h *StoredHead, _ StoredHead) {
+			// A head a later helmstore wrote, in a release format this
+			// build does not know: sealed as that writer would.
+			raw, err := codec.Decompress(h.Body)
+			if err != nil || len(raw) == 0 {
+				panic(fmt.Sprintf("drivertest: cannot read the stored head: %v", err))
+			}
+			later := append([]byte{byte(codec.ReleaseV1) + 1}, raw[1:]...)
+			sealed := driver.Head{Key: key("alpha", 1), Chart: digestOf(h.Chart), Values: digestOf(h.Values), Manifest: digestOf(h.Manifest)}
+			sealed.Seal(codec.Compress(later))
+			h.Body = sealed.Body
+		}),
 		"BodyBomb": setHead(func(h *StoredHead, _ StoredHead) {
 			// Sealed as a writer would: only the decoding bound stops it.
 			sealed := driver.Head{Key: key("alpha", 1), Chart: digestOf(h.Chart), Values: digestOf(h.Values), Manifest: digestOf(h.Manifest)}
@@ -152,6 +164,9 @@ func testDamage(t *testing.T, h Harness) {
 				_, err = v.Get(ak)
 				if !errors.Is(err, helm3.ErrCorrupt) || errors.Is(err, helm3.ErrReleaseNotFound) || !strings.Contains(err.Error(), ak) {
 					t.Fatalf("Get of the damaged release = %v; want helm3.ErrCorrupt naming %s", err, ak)
+				}
+				if later := name == "BodyOfUnknownFormat"; later != errors.Is(err, helm3.ErrUnknownFormat) || later && !strings.Contains(err.Error(), "release format 2") {
+					t.Fatalf("Get of the damaged release = %v; want helm3.ErrUnknownFormat (naming release format 2) only for a head of a later format", err)
 				}
 			}
 			intact := func(what string, s, all helm3.Store) {

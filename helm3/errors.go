@@ -28,6 +28,8 @@ var (
 	ErrUnavailable = driver.ErrUnavailable
 	// ErrAccessDenied: the service refused the credentials or a permission (driver.ErrAccessDenied).
 	ErrAccessDenied = driver.ErrAccessDenied
+	// ErrUnknownFormat: a release stored in a release format this build cannot read (driver.ErrUnknownFormat).
+	ErrUnknownFormat = driver.ErrUnknownFormat
 	// ErrUnknownDriver: a driver name that cannot be opened (driver.ErrUnknownDriver).
 	ErrUnknownDriver = driver.ErrUnknownDriver
 )

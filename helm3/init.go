@@ -2,11 +2,9 @@ package helm3
 
 import (
 	"context"
-	"fmt"
-	"reflect"
-	"sync"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/engine"
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/storage"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -56,89 +54,14 @@ func Configure(cfg *action.Configuration, getter genericclioptions.RESTClientGet
 	return nil
 }
 
-// sharedKey identifies a store opened by Init. getter is the getter itself
-// when its type is comparable, otherwise getterIdentity of it.
-type sharedKey struct {
-	name, conn string
-	getter     any
-}
-
-// getterIdentity stands for a getter whose type is not comparable (a map or
-// func type, say), which cannot be a map key: the same map or func is the
-// same getter.
-type getterIdentity struct {
-	typ reflect.Type
-	ptr uintptr
-}
-
-// sharedOpen is a store Init opened or is opening. done is closed once store
-// and err are set.
-type sharedOpen struct {
-	done  chan struct{}
-	store Store
-	err   error
-}
-
-var (
-	// sharedMu guards shared only; it is never held while a store opens, so
-	// a slow Open delays only the Inits that wait for that same store.
-	sharedMu sync.Mutex
-	shared   = map[sharedKey]*sharedOpen{}
-)
-
-// keyOf returns the key under which Init shares the store for name, conn
-// and getter; ok is false for a getter Init cannot recognise again (a
-// struct value holding a map, say), which then gets a store of its own.
-func keyOf(name, conn string, getter genericclioptions.RESTClientGetter) (k sharedKey, ok bool) {
-	k = sharedKey{name: name, conn: conn}
-	if getter == nil {
-		return k, true
-	}
-	t := reflect.TypeOf(getter)
-	if t.Comparable() {
-		k.getter = getter
-		return k, true
-	}
-	switch v := reflect.ValueOf(getter); v.Kind() {
-	case reflect.Map, reflect.Func:
-		k.getter = getterIdentity{typ: t, ptr: v.Pointer()}
-		return k, true
-	}
-	return k, false
-}
+// shared holds the stores Init opened.
+var shared = new(engine.Shared[Store])
 
 // sharedStore returns the store Init shares for name, conn and getter,
-// opening it on first use. Concurrent Inits for the same store wait for one
-// Open; a failed Open is not remembered, so the next Init tries again.
+// opening it on first use.
 func sharedStore(name string, getter genericclioptions.RESTClientGetter, log action.DebugLog) (Store, error) {
 	conn := driver.ConnectionStringFromEnv(name)
-	key, ok := keyOf(name, conn, getter)
-	if !ok {
-		return openShared(name, conn, getter, log)
-	}
-	sharedMu.Lock()
-	if o, found := shared[key]; found {
-		sharedMu.Unlock()
-		<-o.done
-		return o.store, o.err
-	}
-	o := &sharedOpen{done: make(chan struct{})}
-	shared[key] = o
-	sharedMu.Unlock()
-
-	defer func() {
-		if o.err != nil || o.store == nil { // failed, or Open panicked
-			if o.err == nil {
-				o.err = fmt.Errorf("helmstore: open %s: the opener panicked", name)
-			}
-			sharedMu.Lock()
-			delete(shared, key)
-			sharedMu.Unlock()
-		}
-		close(o.done)
-	}()
-	o.store, o.err = openShared(name, conn, getter, log)
-	return o.store, o.err
+	return shared.Get(name, conn, getter, func() (Store, error) { return openShared(name, conn, getter, log) })
 }
 
 // openShared opens a store for Init.

@@ -53,15 +53,9 @@ func withOpeners(t *testing.T, m map[string]driver.Opener) func(string) string {
 		names[n] = fmt.Sprintf("%s-%d", n, testDrivers.Add(1))
 		driver.Register(names[n], o)
 	}
-	sharedMu.Lock()
 	savedShared := shared
-	shared = map[sharedKey]*sharedOpen{}
-	sharedMu.Unlock()
-	t.Cleanup(func() {
-		sharedMu.Lock()
-		shared = savedShared
-		sharedMu.Unlock()
-	})
+	shared = new(engine.Shared[Store])
+	t.Cleanup(func() { shared = savedShared })
 	return func(n string) string { return names[n] }
 }
 

@@ -2,7 +2,6 @@ package helm3
 
 import (
 	"context"
-	"errors"
 
 	"helm.sh/helm/v3/pkg/release"
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
@@ -81,43 +80,13 @@ func (s *store) Delete(key string) (*release.Release, error) {
 	return r, helmErr(err)
 }
 
-// sentinels maps the backend interface's outcomes to Helm 3's own values.
-var sentinels = [...]struct{ ours, helms error }{
-	{driver.ErrReleaseNotFound, helmdriver.ErrReleaseNotFound},
-	{driver.ErrReleaseExists, helmdriver.ErrReleaseExists},
-	{driver.ErrInvalidKey, helmdriver.ErrInvalidKey},
+// sentinels are Helm 3's own values for the outcomes Helm's drivers report.
+var sentinels = &engine.Sentinels{
+	NotFound:   helmdriver.ErrReleaseNotFound,
+	Exists:     helmdriver.ErrReleaseExists,
+	InvalidKey: helmdriver.ErrInvalidKey,
 }
 
-// helmErr returns err with Helm 3's sentinel for the outcome it reports: a
-// bare sentinel (Query's "no release matches") as Helm's bare value, as
-// Helm's drivers return it; a wrapped one so that errors.Is matches both
-// Helm's value and package driver's, with the same text.
-func helmErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	for _, s := range sentinels {
-		if err == s.ours {
-			return s.helms
-		}
-	}
-	var re *driver.ReleaseError
-	if !errors.As(err, &re) {
-		return err
-	}
-	for _, s := range sentinels {
-		if errors.Is(re.Err, s.ours) {
-			out := *re
-			out.Err = &sentinelError{helm: s.helms, err: re.Err}
-			return &out
-		}
-	}
-	return err
-}
-
-// sentinelError is an error of package driver's that reports an outcome
-// Helm has a sentinel for: its text is the error's own, and it matches both.
-type sentinelError struct{ helm, err error }
-
-func (e *sentinelError) Error() string   { return e.err.Error() }
-func (e *sentinelError) Unwrap() []error { return []error{e.helm, e.err} }
+// helmErr returns err with Helm 3's sentinel for the outcome it reports
+// (engine.FaceError).
+func helmErr(err error) error { return engine.FaceError(err, sentinels) }

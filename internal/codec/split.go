@@ -73,16 +73,70 @@ type Meta struct {
 }
 
 // FinishHead returns the stored frame of a head's JSON (the release without
-// chart, values, manifest and labels), refusing one over MaxHeadBytes or
-// nested deeper than Helm can read.
-func FinishHead(body []byte) ([]byte, error) {
-	if len(body) > MaxHeadBytes {
-		return nil, fmt.Errorf("release without chart, values and manifest is %d bytes of JSON, more than the limit of %d", len(body), MaxHeadBytes)
+// chart, values, manifest and labels) in release format f, refusing one over
+// MaxHeadBytes or nested deeper than Helm can read.
+func FinishHead(f Format, body []byte) ([]byte, error) {
+	if len(body)+1 > MaxHeadBytes {
+		return nil, fmt.Errorf("release without chart, values and manifest is %d bytes of JSON, more than the limit of %d", len(body), MaxHeadBytes-1)
 	}
 	if err := CheckDepth(body); err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
-	return Compress(body), nil
+	raw := make([]byte, 0, len(body)+1)
+	return Compress(append(append(raw, byte(f)), body...)), nil
+}
+
+// SplitRelease takes a release apart in format f: head encodes its JSON
+// without chart, values, manifest and labels; chart, when not nil, encodes
+// its chart into pieces (NewPieces), and runs while the rest is encoded, as
+// the chart is most of the bytes and its SHA-256 most of the time.
+func SplitRelease(f Format, head func() ([]byte, error), chart func() ([][]byte, error), values map[string]interface{}, manifest string) (*Split, error) {
+	r := &Split{}
+	var chartPart *Part
+	var chartErr error
+	chartDone := make(chan struct{})
+	go func() {
+		defer close(chartDone)
+		if chart != nil {
+			var pieces [][]byte
+			if pieces, chartErr = chart(); chartErr == nil {
+				chartPart = NewPieces(KindChart, pieces)
+			}
+		}
+	}()
+	defer func() { <-chartDone }()
+	body, err := head()
+	if err != nil {
+		return nil, fmt.Errorf("encode release: %w", err)
+	}
+	if r.Body, err = FinishHead(f, body); err != nil {
+		return nil, err
+	}
+	if r.Values, err = ValuesPart(values); err != nil {
+		return nil, err
+	}
+	if r.Manifest, err = ManifestPart(manifest); err != nil {
+		return nil, err
+	}
+	<-chartDone
+	if chartErr != nil {
+		return nil, chartErr
+	}
+	r.Chart = chartPart
+	if err := r.CheckSizes(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// CopyLabels returns a copy of labels, never nil (what a release read back
+// holds).
+func CopyLabels(labels map[string]string) map[string]string {
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		out[k] = v
+	}
+	return out
 }
 
 // ValuesPart returns the values part of a release's user values (Helm's

@@ -7,6 +7,9 @@ import "github.com/helmstore/helmstore/internal/codec"
 // put back together. Each face has one (helm3codec.Codec); the engine, the
 // codec and the backends know no Helm type.
 type Codec[R any] interface {
+	// Format is the release format the codec writes and reads: a head of
+	// another format is an error naming the release (codec.FormatError).
+	Format() codec.Format
 	// Meta returns what the engine checks and indexes of rls (cheap: no
 	// part is encoded).
 	Meta(rls *R) codec.Meta

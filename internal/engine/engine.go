@@ -79,6 +79,12 @@ func (v *View[R]) SetDeltas(on bool) { v.e.noDeltas.Store(!on) }
 // Backend returns the backend under the view.
 func (v *View[R]) Backend() driver.Backend { return v.e.backend }
 
+// Config returns the configuration the engine was opened with.
+func (v *View[R]) Config() *driver.Config { return v.e.cfg }
+
+// Scope returns the view's namespace ("" for all).
+func (v *View[R]) Scope() string { return v.ns }
+
 func (v *View[R]) ctx() (context.Context, context.CancelFunc) {
 	if v.e.cfg.Timeout > 0 {
 		return context.WithTimeout(context.Background(), v.e.cfg.Timeout)
@@ -772,6 +778,9 @@ func (e *Engine[R]) assemble(h *driver.Head, ps *partSet, labels map[string]stri
 	if err != nil {
 		return nil, corrupt(h, err)
 	}
+	if raw, err = codec.CheckFormat(raw, e.codec.Format()); err != nil {
+		return nil, corrupt(h, err)
+	}
 	var ds [3]*codec.Decoded
 	for i, k := range codec.Kinds {
 		d := h.Digest(k)
@@ -882,6 +891,11 @@ func (e *Engine[R]) reread(ctx context.Context, h *driver.Head, q driver.Query) 
 // Store: its backend and its settings.
 type Handle interface {
 	Backend() driver.Backend
+	// Config is the configuration the store was opened with (not to be
+	// changed).
+	Config() *driver.Config
+	// Scope is the view's namespace ("" for all).
+	Scope() string
 	SetDeltas(on bool)
 }
 

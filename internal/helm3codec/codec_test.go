@@ -11,6 +11,7 @@ import (
 	helmtime "helm.sh/helm/v3/pkg/time"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -54,7 +55,11 @@ func roundTrip(t testing.TB, rls *release.Release, labels map[string]string) *re
 	}
 	h := &driver.Head{Key: "sh.helm.release.v1.x.v1", Chart: s.Digest(KindChart), Values: s.Digest(KindValues), Manifest: s.Digest(KindManifest)}
 	h.Seal(s.Body)
-	head, err := OpenHead(h)
+	raw, err := OpenHead(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := codec.CheckFormat(raw, codec.ReleaseV1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,9 @@ import (
 // Codec converts Helm 3's releases to and from the engine's neutral form.
 type Codec struct{}
 
+// Format returns the release format Helm 3's releases are stored in.
+func (Codec) Format() codec.Format { return codec.ReleaseV1 }
+
 // Meta returns what the engine reads of rls.
 func (Codec) Meta(rls *release.Release) codec.Meta {
 	m := codec.Meta{Name: rls.Name, Namespace: rls.Namespace, Version: rls.Version, Labels: rls.Labels}
@@ -37,7 +40,6 @@ func (Codec) Identity(rls *release.Release) (name string, version int, namespace
 // Helm fills it only for display, and Helm's own drivers cannot read a
 // release back once it is stored.
 func (Codec) Split(rls *release.Release) (*codec.Split, error) {
-	r := &codec.Split{}
 	head := *rls
 	head.Chart, head.Config, head.Manifest, head.Labels = nil, nil, "", nil
 	if rls.Info != nil && rls.Info.Resources != nil {
@@ -45,43 +47,11 @@ func (Codec) Split(rls *release.Release) (*codec.Split, error) {
 		info.Resources = nil
 		head.Info = &info
 	}
-	// The chart is most of the bytes (and its SHA-256 most of the time):
-	// hash it while the rest is encoded.
-	var chart *codec.Part
-	var chartErr error
-	chartDone := make(chan struct{})
-	go func() {
-		defer close(chartDone)
-		if rls.Chart != nil {
-			var pieces [][]byte
-			if pieces, chartErr = encodeChart(rls.Chart); chartErr == nil {
-				chart = codec.NewPieces(codec.KindChart, pieces)
-			}
-		}
-	}()
-	defer func() { <-chartDone }()
-	body, err := json.Marshal(&head)
-	if err != nil {
-		return nil, fmt.Errorf("encode release: %w", err)
+	var chart func() ([][]byte, error)
+	if rls.Chart != nil {
+		chart = func() ([][]byte, error) { return encodeChart(rls.Chart) }
 	}
-	if r.Body, err = codec.FinishHead(body); err != nil {
-		return nil, err
-	}
-	if r.Values, err = codec.ValuesPart(rls.Config); err != nil {
-		return nil, err
-	}
-	if r.Manifest, err = codec.ManifestPart(rls.Manifest); err != nil {
-		return nil, err
-	}
-	<-chartDone
-	if chartErr != nil {
-		return nil, chartErr
-	}
-	r.Chart = chart
-	if err := r.CheckSizes(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return codec.SplitRelease(codec.ReleaseV1, func() ([]byte, error) { return json.Marshal(&head) }, chart, rls.Config, rls.Manifest)
 }
 
 // DecodeChart decodes the canonical bytes of a chart part.
@@ -114,10 +84,7 @@ func (Codec) Assemble(head []byte, chart codec.ChartPart, shared any, values, ma
 	if manifest != nil {
 		rls.Manifest = manifest.Manifest
 	}
-	rls.Labels = make(map[string]string, len(labels))
-	for k, v := range labels {
-		rls.Labels[k] = v
-	}
+	rls.Labels = codec.CopyLabels(labels)
 	return rls, nil
 }
 
