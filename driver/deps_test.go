@@ -18,18 +18,24 @@ var (
 	// service must not: Helm's action and storage packages, client-go and
 	// cli-runtime (several hundred packages between them).
 	helmFace = []string{"helm.sh/helm/v3/pkg/action", "helm.sh/helm/v3/pkg/storage", "k8s.io/client-go/", "k8s.io/cli-runtime/"}
+	// helm4Face is what of the Helm 4 face a test of Helm 4's codec must not
+	// link (Helm 4's chart package itself links client-go's scheme).
+	helm4Face = []string{"helm.sh/helm/v4/pkg/action", "helm.sh/helm/v4/pkg/storage", "k8s.io/cli-runtime/"}
+	// helm3, helm4: the one Helm a codec of the other must not link.
+	helm3 = []string{"helm.sh/helm/v3/"}
+	helm4 = []string{"helm.sh/helm/v4/"}
 )
 
 // The backend interface and the byte codec link no Helm and no Kubernetes
 // package; the engine links no Helm package (Helm's types reach it only
-// through a face's codec); and the test binaries of these packages and of
-// Helm 3's codec link none of the Helm 3 face, so that they build and run
-// in seconds. The face itself does link all it is checked for, so a package
+// through a face's codec); each Helm's codec links no package of the other
+// Helm; and the test binaries of these packages and of the Helms' codecs
+// link none of the faces, so that they build and run in seconds. The face itself does link all it is checked for, so a package
 // missing from a list is missing because it is not linked, not because the
 // check cannot see it.
 func TestLinksNoHelm(t *testing.T) {
 	t.Parallel()
-	linked := goListDeps(t, "driver", "internal/codec", "internal/engine", "internal/helm3codec", "helm3")
+	linked := goListDeps(t, "driver", "internal/codec", "internal/engine", "internal/helm3codec", "internal/helm4codec", "helm3")
 	for _, c := range []struct {
 		pkg    string // a package of the module; with ".test", its test binary
 		banned []string
@@ -41,6 +47,9 @@ func TestLinksNoHelm(t *testing.T) {
 		{"internal/codec.test", helmFace},
 		{"internal/engine.test", helmFace},
 		{"internal/helm3codec.test", helmFace},
+		{"internal/helm3codec", helm4},
+		{"internal/helm4codec", helm3},
+		{"internal/helm4codec.test", helm4Face},
 	} {
 		deps, ok := linked[c.pkg]
 		if !ok {
