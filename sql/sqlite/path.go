@@ -7,9 +7,8 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strings"
-
-	"helm.sh/helm/v3/pkg/helmpath"
 )
 
 // DefaultPath is where the sqlite store lives when no path is given:
@@ -24,7 +23,7 @@ func DefaultPath() string {
 }
 
 func defaultPath() (string, error) {
-	p := helmpath.DataPath("helmstore.db")
+	p := helmDataPath("helmstore.db")
 	if filepath.IsAbs(p) {
 		return p, nil
 	}
@@ -43,6 +42,28 @@ func defaultPath() (string, error) {
 		home = u.HomeDir
 	}
 	return filepath.Join(home, ".local", "share", "helm", "helmstore.db"), nil
+}
+
+// helmDataPath is where Helm (3 and 4 alike) keeps a data file: under
+// $HELM_DATA_HOME, else $XDG_DATA_HOME/helm, else the platform's data
+// directory (~/.local/share/helm; ~/Library/helm on macOS; %APPDATA%\helm on
+// Windows). The path is relative when the variable it comes from is.
+func helmDataPath(name string) string {
+	if d := os.Getenv("HELM_DATA_HOME"); d != "" {
+		return filepath.Join(d, name)
+	}
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		switch runtime.GOOS {
+		case "windows":
+			base = os.Getenv("APPDATA")
+		case "darwin":
+			base = filepath.Join(os.Getenv("HOME"), "Library")
+		default:
+			base = filepath.Join(os.Getenv("HOME"), ".local", "share")
+		}
+	}
+	return filepath.Join(base, "helm", name)
 }
 
 // dsnOf turns a path or file: URI into a modernc DSN with the settings
