@@ -93,6 +93,7 @@
 // The package is named for the Helm version whose types it speaks: its
 // Store takes and returns Helm 3's *release.Release and its errors match
 // Helm 3's sentinels. Everything below it (the engine, the codec and every
-// backend) knows no Helm type, so a helm4 package for Helm 4 will sit
-// beside it over the same engine and backends.
+// backend) knows no Helm type, and package helm4 sits beside it for Helm 4
+// tools, over the same engine, backends and stored data: a release one
+// writes, the other reads. A Helm 3 tool links no Helm 4 package.
 package helm3

@@ -15,7 +15,9 @@
 //
 // It prints the release history and how many bytes the store holds, beside
 // what Helm's default Secrets driver would have stored for the same
-// revisions, then uninstalls, leaving the store empty.
+// revisions, reads the history again through Helm 4 (package helm4, on the
+// same file: one store serves both Helms), then uninstalls, leaving the
+// store empty.
 //
 // Flags:
 //
@@ -190,6 +192,10 @@ func run(out io.Writer, dbPath string) error {
 		float64(st.StoredBytes())/1024, st.Parts["chart"], st.Parts["values"], st.Parts["manifest"])
 	fmt.Fprintf(out, "  Helm's Secrets driver would store: %8.1f KiB  (%.1fx more)\n",
 		float64(secretsBytes)/1024, float64(secretsBytes)/float64(st.StoredBytes()))
+
+	if err := readWithHelm4(ctx, out, dbPath, ns, "web"); err != nil {
+		return err
+	}
 
 	if _, err := action.NewUninstall(cfg).Run("web"); err != nil {
 		return fmt.Errorf("uninstall: %w", err)

@@ -22,6 +22,7 @@ func TestQuickstart(t *testing.T) {
 		"6         deployed    web-1.4.0  1.25.0       nginx:1.25.2  Rollback to 3",
 		"values-only upgrades",
 		"(1 chart, 5 values, 5 manifest parts)",
+		`Read back through Helm 4 (package helm4, same file): 6 revisions; revision 6 deployed, "Rollback to 3"`,
 		"the store now holds 0 releases and 0 parts",
 	} {
 		if !strings.Contains(s, want) {
