@@ -173,7 +173,7 @@ func testDeltas(t *testing.T, h Harness) {
 		t.Run("DeleteOrder/"+name, func(t *testing.T) {
 			s := h.open(t)
 			r := h.deltaReader(t, s)
-			m := newMemory()
+			m := h.newMemory()
 			rel := "delta-" + strings.ToLower(name)
 			if err := deltaUpgrade(s, &m, rel, "default", 1); err != nil {
 				t.Fatal(err)
@@ -239,7 +239,7 @@ func testDeltas(t *testing.T, h Harness) {
 			t.Skip("Harness.Reopen is not set")
 		}
 		other := h.deltaReader(t, s)
-		m := newMemory()
+		m := h.newMemory()
 		for v := 1; v <= 3; v++ {
 			if err := deltaUpgrade(s, &m, "rb", "default", v); err != nil {
 				t.Fatal(err)
@@ -277,7 +277,7 @@ func testDeltas(t *testing.T, h Harness) {
 			t.Skip("Harness.Reopen is not set")
 		}
 		other := h.deltaReader(t, s)
-		m := newMemory()
+		m := h.newMemory()
 		for v := 1; v <= 3; v++ {
 			if err := deltaUpgrade(s, &m, "gone", "default", v); err != nil {
 				t.Fatal(err)
@@ -385,7 +385,7 @@ func testDeltas(t *testing.T, h Harness) {
 			t.Fatal(err)
 		}
 		r := h.deltaReader(t, s)
-		m := newMemory()
+		m := h.newMemory()
 		for _, name := range names {
 			rs, err := r.Query(map[string]string{"name": name, "owner": "helm"})
 			if err != nil {
@@ -489,7 +489,7 @@ func testDeltaDamage(t *testing.T, h Harness) {
 			tp := h.Tamper(t, s)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			m := newMemory()
+			m := h.newMemory()
 			for v := 1; v <= 3; v++ {
 				if err := deltaUpgrade(s, &m, "dmg", "default", v); err != nil {
 					t.Fatal(err)

@@ -83,7 +83,7 @@ func (g *generator) release(ns, name string, version int) *release.Release {
 
 func testDifferential(t *testing.T, h Harness) {
 	s := h.open(t)
-	mem := newMemory()
+	mem := h.newMemory()
 	seed := h.seed()
 	g := &generator{r: rand.New(rand.NewPCG(seed, 7)), charts: []*chart.Chart{testChart("demo", "0.1.0"), testChart("demo", "0.2.0"), testChart("other", "1.0.0")}}
 	g.charts[2].Templates = append(g.charts[2].Templates, &chart.File{Name: "templates/extra.yaml", Data: []byte("# extra\n")})

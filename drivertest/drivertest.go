@@ -2,13 +2,18 @@
 // spirit of testing/fstest and Go CDK's drivertest: every helmstore backend
 // runs it, and a third party can run it against its own driver.
 //
-// It checks, against a fresh store for each part:
+// It runs twice, through each of helmstore's faces: on the stores the
+// harness gives (Helm 3's face, package helm3) and on the same backends
+// through Helm 4's (package helm4), with Helm 4's Memory driver as the
+// oracle and Helm 4's action package for the flows (see Run). It checks,
+// against a fresh store for each part:
 //  1. every method's contract (errors, labels, namespaces, bad input);
 //  2. a seeded differential test: thousands of random operations applied to
 //     the store and to Helm's own Memory driver, compared after every step;
 //  3. Helm action flows (install, upgrades with MaxHistory, rollback,
-//     uninstall, list across namespaces) through helm.sh/helm/v3/pkg/action,
-//     compared with the same flow on the Memory driver;
+//     uninstall, list across namespaces) through the face's Helm's action
+//     package (helm.sh/helm/v3/pkg/action, helm.sh/helm/v4/pkg/action),
+//     compared with the same flow on that Helm's Memory driver;
 //  4. a release of at least 32 MiB of JSON;
 //  5. concurrency: racing creates of one key, concurrent upgrades;
 //  6. part reuse and collection, through Store.Stats;
@@ -50,7 +55,7 @@
 //  18. access denied (Harness.Denied): a store with credentials or rights
 //     the service refuses gets driver.ErrAccessDenied, never "not found"
 //     nor driver.ErrUnavailable, and changes nothing;
-//  19. collection: helm3.Collect, run again and again by another store
+//  19. collection: Collect (helm3's, helm4's), run again and again by another store
 //     while releases sharing parts are upgraded and uninstalled (and after
 //     each lost reply), removes nothing a release or a write in flight
 //     uses: exact part counts after.
@@ -75,7 +80,9 @@ import (
 // Harness tells the suite how to get stores.
 type Harness struct {
 	// Open returns a new, empty store. The suite closes it when the test
-	// ends. Stores from different Open calls must not see each other.
+	// ends (on the Helm 4 run it closes the Helm 4 store it put on the same
+	// backend instead, which closes the backend). Stores from different Open
+	// calls must not see each other.
 	Open func(t *testing.T) helm3.Store
 
 	// LargeReleaseBytes is the JSON size of the large-release test
@@ -117,40 +124,58 @@ type Harness struct {
 	// runs its tests in parallel. Stores on one shared database, server or
 	// cluster are not independent.
 	Parallel bool
+
+	// on is the face Run runs the tables through (nil: Helm 3's).
+	on *face
 }
 
-// Run runs the whole suite.
+// Run runs the whole suite through each face: as subtests "Helm3", on the
+// stores the harness gives, and "Helm4", on the same backends through the
+// Helm 4 face (package helm4; the harness's stores must be helmstore's,
+// from helm3.Open or helm3.New, or the Helm 4 run is skipped). Both runs
+// share the tables, which are written in Helm 3's types: on the Helm 4 run
+// releases cross to Helm 4's types and back by field copy, its sentinels are
+// checked as Helm 4's, its oracle is Helm 4's Memory driver and the action
+// flows run through Helm 4's action package. The harness's hooks are given
+// the stores they returned, on either run. With Harness.Parallel the two
+// runs, and their tests, run in parallel.
 func Run(t *testing.T, h Harness) {
-	for _, c := range []struct {
-		name string
-		test func(*testing.T, Harness)
-	}{
-		{"Contract", testContract},
-		{"Differential", testDifferential},
-		{"ActionFlows", testActionFlows},
-		{"LargeRelease", testLargeRelease},
-		{"Concurrency", testConcurrency},
-		{"PartReuse", testPartReuse},
-		{"Races", testRaces},
-		{"Hostile", testHostile},
-		{"Damage", testDamage},
-		{"DamagedCopy", testDamagedCopy},
-		{"Deltas", testDeltas},
-		{"LastWriterWins", testLastWriterWins},
-		{"ReservedLabels", testReservedLabels},
-		{"LostReply", testLostReply},
-		{"Collect", testCollect},
-		{"DataLoss", testDataLoss},
-		{"Shapes", testShapes},
-		{"TwoStores", testTwoStores},
-		{"Deadlines", testDeadlines},
-		{"AccessDenied", testAccessDenied},
-	} {
-		t.Run(c.name, func(t *testing.T) {
+	for _, f := range faces {
+		t.Run(f.name, func(t *testing.T) {
 			h.parallel(t)
-			c.test(t, h)
+			hf := h.onFace(f)
+			for _, c := range append(append([]suiteTest{}, suite...), f.only...) {
+				t.Run(c.name, func(t *testing.T) {
+					hf.parallel(t)
+					c.test(t, hf)
+				})
+			}
 		})
 	}
+}
+
+// suite is the table every face runs (face.only adds a face's own tests).
+var suite = []suiteTest{
+	{"Contract", testContract},
+	{"Differential", testDifferential},
+	{"ActionFlows", testActionFlows},
+	{"LargeRelease", testLargeRelease},
+	{"Concurrency", testConcurrency},
+	{"PartReuse", testPartReuse},
+	{"Races", testRaces},
+	{"Hostile", testHostile},
+	{"Damage", testDamage},
+	{"DamagedCopy", testDamagedCopy},
+	{"Deltas", testDeltas},
+	{"LastWriterWins", testLastWriterWins},
+	{"ReservedLabels", testReservedLabels},
+	{"LostReply", testLostReply},
+	{"Collect", testCollect},
+	{"DataLoss", testDataLoss},
+	{"Shapes", testShapes},
+	{"TwoStores", testTwoStores},
+	{"Deadlines", testDeadlines},
+	{"AccessDenied", testAccessDenied},
 }
 
 // parallel marks t parallel when the harness's stores are independent.

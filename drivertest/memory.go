@@ -11,10 +11,11 @@ import (
 
 // memView scopes Helm's Memory driver to a namespace the way a helmstore
 // view is scoped. Memory keeps one current namespace (and its Create and
-// Update switch it), so every call sets it first, under one lock.
+// Update switch it), so every call sets it first, under one lock. On the
+// Helm 4 run the Memory driver is Helm 4's (memory4).
 type memView struct {
 	mu *sync.Mutex
-	m  *helmdriver.Memory
+	m  memDriver
 	ns string
 	// enc holds the encodings of the releases Memory holds, by the
 	// pointer it holds each by. Memory never changes a release it holds
@@ -30,8 +31,17 @@ type memEncoded struct {
 	want wanted
 }
 
-func newMemory() memView {
-	return memView{mu: new(sync.Mutex), m: helmdriver.NewMemory(), ns: "default", enc: map[*release.Release]*memEncoded{}}
+// memDriver is Helm's Memory driver in the tables' types: Helm 3's own, or
+// Helm 4's behind the conversion (memory4).
+type memDriver interface {
+	helmdriver.Driver
+	SetNamespace(ns string)
+}
+
+// newMemory returns the oracle of the face h runs on: that Helm's Memory
+// driver.
+func (h Harness) newMemory() memView {
+	return memView{mu: new(sync.Mutex), m: h.face().memory(), ns: "default", enc: map[*release.Release]*memEncoded{}}
 }
 
 func (v memView) Namespace(ns string) memView { return memView{mu: v.mu, m: v.m, ns: ns, enc: v.enc} }
@@ -140,4 +150,7 @@ func (v memView) Delete(key string) (*release.Release, error) {
 	return clone(r), err
 }
 
-var _ helmdriver.Driver = memView{}
+var (
+	_ helmdriver.Driver = memView{}
+	_ memDriver         = (*helmdriver.Memory)(nil)
+)

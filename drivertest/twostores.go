@@ -97,7 +97,7 @@ func testTwoStores(t *testing.T, h Harness) {
 			s.Close()
 		}
 	}()
-	mem := newMemory()
+	mem := h.newMemory()
 	seed := h.seed()
 	g := newTwoStoresGen(seed)
 	n := twoStoresOps
