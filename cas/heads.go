@@ -38,10 +38,10 @@ func (b *Backend) splitBody(h *driver.Head) *headBody {
 func (b *Backend) headObject(h *driver.Head, body *headBody, embedded []EmbeddedFrame) *Object {
 	return &Object{Kind: KindHead, Namespace: h.Namespace, Name: b.cfg.HeadName(h.Key), Labels: h.AllLabels(),
 		Head: &HeadRecord{
-			Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
-			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
-			ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
-			Updated: h.Updated, Description: h.Description,
+			HeadFields: HeadFields{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
+				CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt},
+			ChartFields: ChartFields{ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion},
+			Updated:     h.Updated, Description: h.Description,
 			Parts: h.DigestText(), Embedded: embedded,
 			Body: body.inline, BodyChunks: body.chunks,
 		}}

@@ -181,18 +181,17 @@ func (o *Object) ReferredBy(uid string) bool {
 // parts. Digests are kept as stored (hexadecimal strings, "" for none) so
 // that an object damaged outside the protocol still decodes as far as it
 // can; the protocol parses and checks them.
+//
+// The JSON names of the records' fields (here, in HeadFields, ChartFields,
+// EmbeddedFrame, ChunkSet and PartRecord) are those of the stores that
+// write records as JSON: a store's own wire type embeds or holds them, and
+// writes only what differs (where it keeps Parts and Body, and whether it
+// keeps Updated and Description).
 type HeadRecord struct {
-	Key        string
-	Name       string
-	Version    int
-	Status     string
-	Owner      string
-	CreatedAt  int64
-	ModifiedAt int64
-
+	HeadFields
 	// The summary fields of driver.Head, for stores that show them.
-	ChartName, ChartVersion, AppVersion string
-	Updated, Description                string
+	ChartFields
+	Updated, Description string
 
 	Parts PartDigests
 	// Embedded are the frames of those of the head's parts that the head
@@ -207,12 +206,32 @@ type HeadRecord struct {
 	BodyChunks *ChunkSet
 }
 
+// HeadFields are the fields of a head record that name its revision and
+// say its state, as driver.Head holds them.
+type HeadFields struct {
+	Key        string `json:"key"`
+	Name       string `json:"name"`
+	Version    int    `json:"version"`
+	Status     string `json:"status"`
+	Owner      string `json:"owner"`
+	CreatedAt  int64  `json:"createdAt,omitempty"`
+	ModifiedAt int64  `json:"modifiedAt,omitempty"`
+}
+
+// ChartFields are the chart summary of a head record, as driver.Head holds
+// it.
+type ChartFields struct {
+	ChartName    string `json:"chartName,omitempty"`
+	ChartVersion string `json:"chartVersion,omitempty"`
+	AppVersion   string `json:"appVersion,omitempty"`
+}
+
 // EmbeddedFrame is the frame of one part a head object holds itself.
 type EmbeddedFrame struct {
-	Digest string // as in PartDigests
+	Digest string `json:"digest"` // as in PartDigests
 	// Size is the part's canonical size (for Stats).
-	Size int64
-	Data []byte
+	Size int64  `json:"size,omitempty"`
+	Data []byte `json:"data"`
 }
 
 // Frame returns the frame h embeds for the part with digest d (as text).
@@ -246,25 +265,26 @@ type PartDigests = driver.DigestText
 // ChunkSet describes a head body stored in Count chunk objects named
 // ChunkName(head UID, ID, i): Size bytes whose SHA-256 is Digest.
 type ChunkSet struct {
-	ID     string
-	Count  int
-	Size   int64
-	Digest string
+	ID     string `json:"id"`
+	Count  int    `json:"count"`
+	Size   int64  `json:"size"`
+	Digest string `json:"digest"`
 }
 
 // PartRecord is what a part object holds: one part's frame, inline (Data)
 // or in Chunks chunk objects named ChunkName(part UID, "", i).
 type PartRecord struct {
-	Digest string
+	Digest string `json:"digest"`
 	// Size is the part's canonical size; StoredSize its frame's.
-	Size, StoredSize int64
+	Size       int64 `json:"size"`
+	StoredSize int64 `json:"storedSize"`
 	// FrameDigest is the SHA-256 of the frame when it is chunked.
-	FrameDigest string
-	Chunks      int
+	FrameDigest string `json:"frameDigest,omitempty"`
+	Chunks      int    `json:"chunks,omitempty"`
 	// Complete is set once every chunk is stored (at once for an inline
 	// frame). An incomplete part is not read.
-	Complete bool
-	Data     []byte
+	Complete bool   `json:"complete"`
+	Data     []byte `json:"data,omitempty"`
 }
 
 // ChunkRecord is what a chunk object holds: piece Index of a frame.

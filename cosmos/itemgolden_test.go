@@ -14,9 +14,11 @@ import (
 // behind a refactor of the wire types.
 func TestItemGoldenJSON(t *testing.T) {
 	refs := []cas.Referrer{{Kind: cas.KindHead, Name: "h", UID: "u0"}}
-	head := &cas.HeadRecord{Key: "sh.helm.release.v1.a.v2", Name: "a", Version: 2, Status: "deployed", Owner: "helm",
-		CreatedAt: 1700000000001, ModifiedAt: 1700000000002, ChartName: "c", ChartVersion: "1.0.0", AppVersion: "2.0",
-		Updated: "u", Description: "d",
+	head := &cas.HeadRecord{
+		HeadFields: cas.HeadFields{Key: "sh.helm.release.v1.a.v2", Name: "a", Version: 2, Status: "deployed", Owner: "helm",
+			CreatedAt: 1700000000001, ModifiedAt: 1700000000002},
+		ChartFields: cas.ChartFields{ChartName: "c", ChartVersion: "1.0.0", AppVersion: "2.0"},
+		Updated:     "u", Description: "d",
 		Parts:      cas.PartDigests{Chart: "c1", Values: "v1", Manifest: "m1", ValuesBase: "vb", ManifestBase: "mb"},
 		Embedded:   []cas.EmbeddedFrame{{Digest: "v1", Size: 3, Data: []byte("abc")}, {Digest: "m1", Data: []byte("x")}},
 		Body:       []byte("body"),
@@ -39,7 +41,7 @@ func TestItemGoldenJSON(t *testing.T) {
 			`{"id":"u2--0","pk":"c/ns/u2","k":"chunk","ns":"ns","n":"u2--0","uid":"u4","cr":0,"lkv":[],"lk":[],"r":[{"k":1,"n":"h","u":"u0"}],"ru":["u0"],"c":{"of":"v1","index":1,"data":"Y2h1bms="}}`},
 		{"bare chunk", &cas.Object{Kind: cas.KindChunk, Namespace: "ns", Name: "u2--1", UID: "u6", Chunk: &cas.ChunkRecord{}},
 			`{"id":"u2--1","pk":"c/ns/u2","k":"chunk","ns":"ns","n":"u2--1","uid":"u6","cr":0,"lkv":[],"lk":[],"r":[],"ru":[],"c":{"of":"","index":0,"data":null}}`},
-		{"bare head", &cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "k", UID: "u5", Head: &cas.HeadRecord{Key: "k"}},
+		{"bare head", &cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "k", UID: "u5", Head: &cas.HeadRecord{HeadFields: cas.HeadFields{Key: "k"}}},
 			`{"id":"k","pk":"h/ns/k","k":"head","ns":"ns","n":"k","uid":"u5","cr":0,"lkv":[],"lk":[],"r":[],"ru":[],"h":{"key":"k","name":"","version":0,"status":"","owner":""}}`},
 	}
 	for _, c := range cases {

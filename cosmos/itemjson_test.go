@@ -35,7 +35,7 @@ func TestReadItem(t *testing.T) {
 	small := toItem(&cas.Object{Kind: cas.KindValues, Namespace: "ns", Name: "v", UID: "u3",
 		Part: &cas.PartRecord{Digest: "v", Complete: true, Data: frame(100)}})
 	head := toItem(&cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "h", UID: "u4",
-		Head: &cas.HeadRecord{Key: "k", Body: frame(10 << 10), Embedded: []cas.EmbeddedFrame{{Digest: "e", Data: frame(8 << 10)}}}})
+		Head: &cas.HeadRecord{HeadFields: cas.HeadFields{Key: "k"}, Body: frame(10 << 10), Embedded: []cas.EmbeddedFrame{{Digest: "e", Data: frame(8 << 10)}}}})
 	marshal := func(it *item) []byte {
 		b, err := json.Marshal(it)
 		if err != nil {

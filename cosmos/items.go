@@ -42,9 +42,9 @@ type item struct {
 	Refs    []itemRef `json:"r"`
 	RefUIDs []string  `json:"ru"`
 
-	Head  *headRec  `json:"h,omitempty"`
-	Part  *partRec  `json:"p,omitempty"`
-	Chunk *chunkRec `json:"c,omitempty"`
+	Head  *headRec        `json:"h,omitempty"`
+	Part  *cas.PartRecord `json:"p,omitempty"`
+	Chunk *chunkRec       `json:"c,omitempty"`
 
 	ETag string `json:"_etag,omitempty"`
 }
@@ -55,17 +55,12 @@ type itemRef struct {
 	UID  string   `json:"u"`
 }
 
+// headRec is a head item's record: cas.HeadRecord with the part digests
+// flat and without the printer columns (Updated, Description), which an
+// item has no use for.
 type headRec struct {
-	Key          string `json:"key"`
-	Name         string `json:"name"`
-	Version      int    `json:"version"`
-	Status       string `json:"status"`
-	Owner        string `json:"owner"`
-	CreatedAt    int64  `json:"createdAt,omitempty"`
-	ModifiedAt   int64  `json:"modifiedAt,omitempty"`
-	ChartName    string `json:"chartName,omitempty"`
-	ChartVersion string `json:"chartVersion,omitempty"`
-	AppVersion   string `json:"appVersion,omitempty"`
+	cas.HeadFields
+	cas.ChartFields
 	Chart        string `json:"chart,omitempty"`
 	Values       string `json:"values,omitempty"`
 	Manifest     string `json:"manifest,omitempty"`
@@ -74,29 +69,8 @@ type headRec struct {
 	Body         []byte `json:"body,omitempty"`
 	// Embedded are the frames of the parts the head item holds itself
 	// (cas.HeadRecord.Embedded).
-	Embedded   []embeddedRec `json:"embedded,omitempty"`
-	BodyChunks *struct {
-		ID     string `json:"id"`
-		Count  int    `json:"count"`
-		Size   int64  `json:"size"`
-		Digest string `json:"digest"`
-	} `json:"bodyChunks,omitempty"`
-}
-
-type embeddedRec struct {
-	Digest string `json:"digest"`
-	Size   int64  `json:"size,omitempty"`
-	Data   []byte `json:"data"`
-}
-
-type partRec struct {
-	Digest      string `json:"digest"`
-	Size        int64  `json:"size"`
-	StoredSize  int64  `json:"storedSize"`
-	FrameDigest string `json:"frameDigest,omitempty"`
-	Chunks      int    `json:"chunks,omitempty"`
-	Complete    bool   `json:"complete"`
-	Data        []byte `json:"data,omitempty"`
+	Embedded   []cas.EmbeddedFrame `json:"embedded,omitempty"`
+	BodyChunks *cas.ChunkSet       `json:"bodyChunks,omitempty"`
 }
 
 type chunkRec struct {
@@ -188,26 +162,11 @@ func toItem(obj *cas.Object) *item {
 		it.RefUIDs = append(it.RefUIDs, r.UID)
 	}
 	if h := obj.Head; h != nil {
-		it.Head = &headRec{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
-			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt, ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
+		it.Head = &headRec{HeadFields: h.HeadFields, ChartFields: h.ChartFields,
 			Chart: h.Parts.Chart, Values: h.Parts.Values, Manifest: h.Parts.Manifest, ValuesBase: h.Parts.ValuesBase, ManifestBase: h.Parts.ManifestBase,
-			Body: h.Body}
-		for _, e := range h.Embedded {
-			it.Head.Embedded = append(it.Head.Embedded, embeddedRec{Digest: e.Digest, Size: e.Size, Data: e.Data})
-		}
-		if cs := h.BodyChunks; cs != nil {
-			it.Head.BodyChunks = &struct {
-				ID     string `json:"id"`
-				Count  int    `json:"count"`
-				Size   int64  `json:"size"`
-				Digest string `json:"digest"`
-			}{cs.ID, cs.Count, cs.Size, cs.Digest}
-		}
+			Body: h.Body, Embedded: h.Embedded, BodyChunks: h.BodyChunks}
 	}
-	if p := obj.Part; p != nil {
-		it.Part = &partRec{Digest: p.Digest, Size: p.Size, StoredSize: p.StoredSize, FrameDigest: p.FrameDigest,
-			Chunks: p.Chunks, Complete: p.Complete, Data: p.Data}
-	}
+	it.Part = obj.Part
 	if c := obj.Chunk; c != nil {
 		it.Chunk = &chunkRec{Of: c.Of, Index: c.Index, Data: c.Data}
 	}
@@ -245,28 +204,19 @@ func (it *item) object(ref cas.Ref, meta bool) *cas.Object {
 		if h == nil {
 			return bad("no head record")
 		}
-		obj.Head = &cas.HeadRecord{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
-			CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt, ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
-			Parts: cas.PartDigests{Chart: h.Chart, Values: h.Values, Manifest: h.Manifest, ValuesBase: h.ValuesBase, ManifestBase: h.ManifestBase},
-			Body:  h.Body}
-		for _, e := range h.Embedded {
-			obj.Head.Embedded = append(obj.Head.Embedded, cas.EmbeddedFrame{Digest: e.Digest, Size: e.Size, Data: e.Data})
-		}
-		if cs := h.BodyChunks; cs != nil {
-			obj.Head.BodyChunks = &cas.ChunkSet{ID: cs.ID, Count: cs.Count, Size: cs.Size, Digest: cs.Digest}
-		}
+		obj.Head = &cas.HeadRecord{HeadFields: h.HeadFields, ChartFields: h.ChartFields,
+			Parts:    cas.PartDigests{Chart: h.Chart, Values: h.Values, Manifest: h.Manifest, ValuesBase: h.ValuesBase, ManifestBase: h.ManifestBase},
+			Embedded: h.Embedded, Body: h.Body, BodyChunks: h.BodyChunks}
 	case cas.KindChunk:
 		if it.Chunk == nil {
 			return bad("no chunk record")
 		}
 		obj.Chunk = &cas.ChunkRecord{Of: it.Chunk.Of, Index: it.Chunk.Index, Data: it.Chunk.Data}
 	default:
-		p := it.Part
-		if p == nil {
+		if it.Part == nil {
 			return bad("no part record")
 		}
-		obj.Part = &cas.PartRecord{Digest: p.Digest, Size: p.Size, StoredSize: p.StoredSize, FrameDigest: p.FrameDigest,
-			Chunks: p.Chunks, Complete: p.Complete, Data: p.Data}
+		obj.Part = it.Part
 	}
 	return obj
 }

@@ -14,9 +14,11 @@ import (
 // change behind a refactor of the wire types.
 func TestObjectGoldenJSON(t *testing.T) {
 	refs := []cas.Referrer{{Kind: cas.KindHead, Name: "h", UID: "u0"}}
-	head := &cas.HeadRecord{Key: "sh.helm.release.v1.a.v2", Name: "a", Version: 2, Status: "deployed", Owner: "helm",
-		CreatedAt: 1700000000001, ModifiedAt: 1700000000002, ChartName: "c", ChartVersion: "1.0.0", AppVersion: "2.0",
-		Updated: "u", Description: "d",
+	head := &cas.HeadRecord{
+		HeadFields: cas.HeadFields{Key: "sh.helm.release.v1.a.v2", Name: "a", Version: 2, Status: "deployed", Owner: "helm",
+			CreatedAt: 1700000000001, ModifiedAt: 1700000000002},
+		ChartFields: cas.ChartFields{ChartName: "c", ChartVersion: "1.0.0", AppVersion: "2.0"},
+		Updated:     "u", Description: "d",
 		Parts:      cas.PartDigests{Chart: "c1", Values: "v1", Manifest: "m1", ValuesBase: "vb", ManifestBase: "mb"},
 		Embedded:   []cas.EmbeddedFrame{{Digest: "v1", Size: 3, Data: []byte("abc")}, {Digest: "m1", Data: []byte("x")}},
 		Body:       []byte("body"),
@@ -39,7 +41,7 @@ func TestObjectGoldenJSON(t *testing.T) {
 			`{"kind":"Chunk","apiVersion":"helmstore.io/v1","metadata":{"name":"u2--0","namespace":"ns","uid":"u4","labels":{"helmstore.io/object":"u2--0"},"ownerReferences":[{"apiVersion":"helmstore.io/v1","kind":"Release","name":"h","uid":"u0"}]},"spec":{"of":"v1","index":1,"data":"Y2h1bms="}}`},
 		{"bare chunk", &cas.Object{Kind: cas.KindChunk, Namespace: "ns", Name: "u2--1", UID: "u6", Chunk: &cas.ChunkRecord{}},
 			`{"kind":"Chunk","apiVersion":"helmstore.io/v1","metadata":{"name":"u2--1","namespace":"ns","uid":"u6","labels":{"helmstore.io/object":"u2--1"}},"spec":{"index":0,"data":null}}`},
-		{"bare head", &cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "k", UID: "u5", Head: &cas.HeadRecord{Key: "k"}},
+		{"bare head", &cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "k", UID: "u5", Head: &cas.HeadRecord{HeadFields: cas.HeadFields{Key: "k"}}},
 			`{"kind":"Release","apiVersion":"helmstore.io/v1","metadata":{"name":"k","namespace":"ns","uid":"u5"},"spec":{"key":"k","name":"","version":0,"status":"","owner":"","parts":{}}}`},
 	}
 	for _, c := range cases {

@@ -250,7 +250,7 @@ func TestDamagedReleaseObject(t *testing.T) {
 	bad := &releaseObject{
 		TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
 		ObjectMeta: metav1.ObjectMeta{Name: key("bad", 1), Namespace: ns, Labels: map[string]string{"owner": "helm", "name": "bad"}},
-		Spec:       releaseSpec{Key: key("other", 1), Name: "bad", Version: 1, Status: "deployed", Owner: "helm"},
+		Spec:       releaseSpec{HeadFields: cas.HeadFields{Key: key("other", 1), Name: "bad", Version: 1, Status: "deployed", Owner: "helm"}},
 	}
 	if _, err := b.c.create(ctxT(t), resReleases, ns, bad.Name, bad); err != nil {
 		t.Fatal(err)

@@ -122,9 +122,7 @@ func encode(obj *cas.Object) (any, error) {
 	case obj.Head != nil:
 		return &releaseObject{TypeMeta: tm, ObjectMeta: m, Spec: releaseSpecOf(obj.Head)}, nil
 	case obj.Part != nil:
-		p := obj.Part
-		return &partObject{TypeMeta: tm, ObjectMeta: m, Spec: partSpec{Digest: p.Digest, Size: p.Size, StoredSize: p.StoredSize,
-			FrameDigest: p.FrameDigest, Chunks: p.Chunks, Complete: p.Complete, Data: p.Data}}, nil
+		return &partObject{TypeMeta: tm, ObjectMeta: m, Spec: *obj.Part}, nil
 	case obj.Chunk != nil:
 		return &chunkObject{TypeMeta: tm, ObjectMeta: m, Spec: chunkSpec{Of: obj.Chunk.Of, Index: obj.Chunk.Index, Data: obj.Chunk.Data}}, nil
 	}
@@ -135,19 +133,11 @@ func encode(obj *cas.Object) (any, error) {
 // columns' fields (the engine's summary of the release, filled whether the
 // record is in the object or in chunks).
 func releaseSpecOf(h *cas.HeadRecord) releaseSpec {
-	s := releaseSpec{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
-		CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt,
-		ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
+	s := releaseSpec{HeadFields: h.HeadFields, ChartFields: h.ChartFields,
 		Updated: h.Updated, Description: h.Description,
-		Parts: partRefs(h.Parts), Record: h.Body}
-	for _, e := range h.Embedded {
-		s.Embedded = append(s.Embedded, embeddedPart{Digest: e.Digest, Size: e.Size, Data: e.Data})
-	}
+		Parts: partRefs(h.Parts), Embedded: h.Embedded, Record: h.Body, ReleaseChunks: h.BodyChunks}
 	if h.ChartName != "" {
 		s.Chart = h.ChartName + "-" + h.ChartVersion
-	}
-	if cs := h.BodyChunks; cs != nil {
-		s.ReleaseChunks = &chunkSet{ID: cs.ID, Count: cs.Count, Size: cs.Size, Digest: cs.Digest}
 	}
 	return s
 }
@@ -179,9 +169,7 @@ func decode(k cas.Kind, raw []byte) *cas.Object {
 		return damagedMeta(k, raw, err)
 	}
 	obj := fromMeta(k, &o.ObjectMeta)
-	s := &o.Spec
-	obj.Part = &cas.PartRecord{Digest: s.Digest, Size: s.Size, StoredSize: s.StoredSize, FrameDigest: s.FrameDigest,
-		Chunks: s.Chunks, Complete: s.Complete, Data: s.Data}
+	obj.Part = &o.Spec
 	obj.StoredBytes = int64(len(raw))
 	return obj
 }
@@ -190,19 +178,11 @@ func decode(k cas.Kind, raw []byte) *cas.Object {
 // earlier versions as a structured object (spec.release) is compressed
 // into the frame the engine reads.
 func headRecordOf(s *releaseSpec) *cas.HeadRecord {
-	h := &cas.HeadRecord{Key: s.Key, Name: s.Name, Version: s.Version, Status: s.Status, Owner: s.Owner,
-		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt,
-		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
+	h := &cas.HeadRecord{HeadFields: s.HeadFields, ChartFields: s.ChartFields,
 		Updated: s.Updated, Description: s.Description,
-		Parts: cas.PartDigests(s.Parts), Body: s.Record}
-	for _, e := range s.Embedded {
-		h.Embedded = append(h.Embedded, cas.EmbeddedFrame{Digest: e.Digest, Size: e.Size, Data: e.Data})
-	}
+		Parts: cas.PartDigests(s.Parts), Embedded: s.Embedded, Body: s.Record, BodyChunks: s.ReleaseChunks}
 	if len(h.Body) == 0 && len(s.Release) > 0 {
 		h.Body = codec.Compress(s.Release)
-	}
-	if cs := s.ReleaseChunks; cs != nil {
-		h.BodyChunks = &cas.ChunkSet{ID: cs.ID, Count: cs.Count, Size: cs.Size, Digest: cs.Digest}
 	}
 	return h
 }

@@ -14,6 +14,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
@@ -166,7 +167,7 @@ func (tp *tamperer) SetHead(ctx context.Context, ns, key string, h drivertest.St
 	} else {
 		id := make([]byte, 4)
 		rand.Read(id)
-		cs := &chunkSet{ID: hex.EncodeToString(id), Size: int64(len(h.Body)), Digest: driver.Sum(h.Body).String()}
+		cs := &cas.ChunkSet{ID: hex.EncodeToString(id), Size: int64(len(h.Body)), Digest: driver.Sum(h.Body).String()}
 		chunks := driver.Chunks(h.Body, ChunkBytes)
 		cs.Count = len(chunks)
 		names := make([]string, len(chunks))

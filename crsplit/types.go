@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/helmstore/helmstore/cas"
 )
 
 // Group and Version of the helmstore custom resources.
@@ -34,17 +36,10 @@ type releaseObject struct {
 }
 
 type releaseSpec struct {
-	Key          string `json:"key"`
-	Name         string `json:"name"`
-	Version      int    `json:"version"`
-	Status       string `json:"status"`
-	Owner        string `json:"owner"`
-	CreatedAt    int64  `json:"createdAt,omitempty"`
-	ModifiedAt   int64  `json:"modifiedAt,omitempty"`
-	Chart        string `json:"chart,omitempty"`
-	ChartName    string `json:"chartName,omitempty"`
-	ChartVersion string `json:"chartVersion,omitempty"`
-	AppVersion   string `json:"appVersion,omitempty"`
+	cas.HeadFields
+	// Chart is the chart's name and version, for the printer columns.
+	Chart string `json:"chart,omitempty"`
+	cas.ChartFields
 	// Updated and Description are the record's info.last_deployed and
 	// info.description, for the printer columns.
 	Updated     string   `json:"updated,omitempty"`
@@ -53,7 +48,7 @@ type releaseSpec struct {
 	// Embedded are the frames of the parts the Release holds itself
 	// instead of Values or Manifest objects (small deltas of this
 	// revision: cas.HeadRecord.Embedded).
-	Embedded []embeddedPart `json:"embedded,omitempty"`
+	Embedded []cas.EmbeddedFrame `json:"embedded,omitempty"`
 	// Record is the head body (the release without chart, values and
 	// manifest) as the engine stores it: its compressed frame, base64 in
 	// JSON. It is one opaque string rather than a structured object, so
@@ -65,14 +60,7 @@ type releaseSpec struct {
 	Release json.RawMessage `json:"release,omitempty"`
 	// ReleaseChunks is set instead of Record when the frame is too large
 	// for one object: it is in Chunk objects.
-	ReleaseChunks *chunkSet `json:"releaseChunks,omitempty"`
-}
-
-// embeddedPart is the frame of one part a Release holds itself.
-type embeddedPart struct {
-	Digest string `json:"digest"`
-	Size   int64  `json:"size,omitempty"`
-	Data   []byte `json:"data"`
+	ReleaseChunks *cas.ChunkSet `json:"releaseChunks,omitempty"`
 }
 
 type partRefs struct {
@@ -86,31 +74,12 @@ type partRefs struct {
 	ManifestBase string `json:"manifestBase,omitempty"`
 }
 
-// chunkSet names the Chunk objects <owner uid>-<ID>-<index> holding a
-// release body frame of Size bytes whose SHA-256 is Digest.
-type chunkSet struct {
-	ID     string `json:"id"`
-	Count  int    `json:"count"`
-	Size   int64  `json:"size"`
-	Digest string `json:"digest"`
-}
-
 // partObject is a Chart, Values or Manifest: one content-addressed part,
 // named by its digest and owned by every Release that references it.
 type partObject struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
-	Spec              partSpec `json:"spec"`
-}
-
-type partSpec struct {
-	Digest      string `json:"digest"`
-	Size        int64  `json:"size"`
-	StoredSize  int64  `json:"storedSize"`
-	FrameDigest string `json:"frameDigest,omitempty"`
-	Chunks      int    `json:"chunks,omitempty"`
-	Complete    bool   `json:"complete"`
-	Data        []byte `json:"data,omitempty"`
+	Spec              cas.PartRecord `json:"spec"`
 }
 
 // chunkObject is a Chunk: one piece of a frame too large for one object,

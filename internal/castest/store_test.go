@@ -86,10 +86,10 @@ func TestContract(t *testing.T) {
 	}
 
 	// List by kind, namespace, labels and label presence.
-	if _, err := s.Create(ctx, &cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "h1", Labels: map[string]string{"name": "x", cas.LabelPending: "parts"}, Head: &cas.HeadRecord{Key: "k"}}); err != nil {
+	if _, err := s.Create(ctx, &cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "h1", Labels: map[string]string{"name": "x", cas.LabelPending: "parts"}, Head: &cas.HeadRecord{HeadFields: cas.HeadFields{Key: "k"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Create(ctx, &cas.Object{Kind: cas.KindHead, Namespace: "other", Name: "h1", Labels: map[string]string{"name": "x"}, Head: &cas.HeadRecord{Key: "k"}}); err != nil {
+	if _, err := s.Create(ctx, &cas.Object{Kind: cas.KindHead, Namespace: "other", Name: "h1", Labels: map[string]string{"name": "x"}, Head: &cas.HeadRecord{HeadFields: cas.HeadFields{Key: "k"}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
