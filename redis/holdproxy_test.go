@@ -5,6 +5,8 @@ import (
 	"net"
 	"sync"
 	"testing"
+
+	"github.com/helmstore/helmstore/internal/testenv"
 )
 
 // holdProxy forwards TCP connections to a Redis server. Armed, it watches
@@ -13,44 +15,26 @@ import (
 // has been forwarded (watch). So a test can order what a client does on
 // several servers against what it does to them itself.
 type holdProxy struct {
-	addr string
-	l    net.Listener
+	*testenv.Proxy
 
 	mu    sync.Mutex
 	words [][]byte // the commands watched for, as RESP bulk strings
 	hold  bool
 	event chan struct{} // closed when the request is held (hold) or answered (watch)
 	gate  chan struct{} // closed by release
-	conns []net.Conn
 }
 
 func newHoldProxy(t *testing.T, target string) *holdProxy {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &holdProxy{addr: l.Addr().String(), l: l}
-	t.Cleanup(p.close)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			answered := make(chan chan struct{}, 1)
-			go p.requests(c, s, answered)
-			go p.replies(s, c, answered)
-		}
-	}()
+	p := &holdProxy{}
+	p.Proxy = testenv.NewProxyWith(t, target, func(c, s net.Conn) {
+		answered := make(chan chan struct{}, 1)
+		go p.requests(c, s, answered)
+		go p.replies(s, c, answered)
+	})
+	// Cleanups run last first: a held request is let go before the
+	// proxy's own cleanup cuts its connections.
+	t.Cleanup(p.release)
 	return p
 }
 
@@ -137,15 +121,5 @@ func (p *holdProxy) replies(s, c net.Conn, answered <-chan chan struct{}) {
 		if err != nil {
 			return
 		}
-	}
-}
-
-func (p *holdProxy) close() {
-	p.release()
-	p.l.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
 	}
 }

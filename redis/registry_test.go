@@ -107,7 +107,7 @@ func allNamespacesDuringSlotMove(t *testing.T, c *redisenv.Cluster) {
 	}
 	s, err := redis.OpenProxied(conn, func(addr string) string {
 		if p, ok := proxies[addr]; ok {
-			return p.addr
+			return p.Addr
 		}
 		return addr
 	}, helm3.WithTimeout(time.Minute))

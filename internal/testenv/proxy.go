@@ -10,12 +10,12 @@ import (
 // Proxy forwards TCP connections from a local address to target until Cut is
 // called, which closes every connection and refuses new ones: a network
 // failure on demand, in front of a real server. A proxy made with
-// NewLossyProxy can also lose one reply (see ReplyLoss).
+// NewLossyProxy can also lose one reply (see ReplyLoss); one made with
+// NewProxyWith forwards as its caller says.
 type Proxy struct {
 	Addr string
 
 	l     net.Listener
-	loss  *ReplyLoss // nil: forward everything
 	mu    sync.Mutex
 	conns []net.Conn
 	cut   bool
@@ -32,17 +32,31 @@ func NewProxy(t testing.TB, target string) *Proxy {
 // may share one ReplyLoss: its count runs over all their connections.
 func NewLossyProxy(t testing.TB, target string, loss *ReplyLoss) *Proxy {
 	t.Helper()
+	return NewProxyWith(t, target, func(client, server net.Conn) {
+		pc := &proxiedConn{client: client, server: server, loss: loss, replied: true}
+		go pc.requests()
+		go pc.replies()
+	})
+}
+
+// NewProxyWith starts a proxy to target, stopped when t ends, that hands
+// each connection it accepts, with its own connection to target, to
+// forward. Forward returns at once, leaving goroutines of its own to copy
+// between the two (and watch or hold what passes) until either is closed;
+// the proxy closes both on Cut.
+func NewProxyWith(t testing.TB, target string, forward func(client, server net.Conn)) *Proxy {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{Addr: l.Addr().String(), l: l, loss: loss}
-	go p.serve(target)
+	p := &Proxy{Addr: l.Addr().String(), l: l}
+	go p.serve(target, forward)
 	t.Cleanup(p.Cut)
 	return p
 }
 
-func (p *Proxy) serve(target string) {
+func (p *Proxy) serve(target string, forward func(client, server net.Conn)) {
 	for {
 		c, err := p.l.Accept()
 		if err != nil {
@@ -62,9 +76,7 @@ func (p *Proxy) serve(target string) {
 		}
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		pc := &proxiedConn{client: c, server: s, loss: p.loss, replied: true}
-		go pc.requests()
-		go pc.replies()
+		forward(c, s)
 	}
 }
 
