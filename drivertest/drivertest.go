@@ -60,6 +60,20 @@
 //     each lost reply), removes nothing a release or a write in flight
 //     uses: exact part counts after.
 //
+// and, once, on the Helm 4 run:
+//  20. Helm 4 releases (the Helm 4 face alone): every field only Helm 4
+//     has (ApplyMethod, Info.RollbackRevision, the chart's and its files'
+//     mod times), times in any zone, a release given as value or pointer,
+//     read back deep-equal to what Helm 4's own Secrets driver gives;
+//     anything but a v1 release refused with helm4.ErrUnsupportedRelease,
+//     never a panic, and nothing stored;
+//  21. cross-version: one backend under both faces, against Helm 3's and
+//     Helm 4's Secrets drivers over one set of Secrets: written through
+//     either Helm and read through the other (on one store and on a
+//     reopened one), a Helm 3 update of a Helm 4 release (which loses
+//     what only Helm 4 has, as with Helm's drivers) and the reverse, List,
+//     Query and Delete across the faces.
+//
 // A backend provides a Harness: how to open a new store, and, for the
 // tests that need them, how to reopen one over the same data (Reopen),
 // damage what it stored (Tamper, a Tamperer, and a Reshaper for the shape
@@ -99,7 +113,8 @@ type Harness struct {
 
 	// Reopen returns another store over the same data as s, with its own
 	// connections and part cache and opts applied, as a second process
-	// would open it. The race tests need it (they are skipped without it).
+	// would open it. The race tests need it (they are skipped without it),
+	// as does the cross-version test's read through another store.
 	Reopen func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store
 
 	// Tamper returns a Tamperer over the data of s. The damage tests need

@@ -47,6 +47,7 @@ var (
 		put:     onHelm4,
 		memory:  newMemory4,
 		actions: flowActions4,
+		only:    []suiteTest{{"Helm4Releases", testHelm4Releases}, {"CrossVersion", testCrossVersion}},
 	}
 	// faces are the faces Run runs the suite through, in order.
 	faces = []*face{helm3Face, helm4Face}
