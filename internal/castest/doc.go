@@ -24,7 +24,8 @@
 // For the tests of the backends on the protocol it also holds: Clock, a
 // cas.Clock that retries without waiting and that a test moves forward
 // instead of sleeping; Probe, a cas.Backend's hooks, object store and
-// background commits (internal/casprobe); StuckCommit, a scenario they
-// share; and the JSON side of a Reshaper (jsonreshape.go, reshapes.go)
+// background commits (internal/casprobe); StuckCommit,
+// LostAnswersThenRetry and DeadWriterPendingWindow, scenarios they share
+// (stuck.go, pending.go); and the JSON side of a Reshaper (jsonreshape.go, reshapes.go)
 // with the checks of damaged data (checks.go).
 package castest
