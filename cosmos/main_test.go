@@ -1,16 +1,12 @@
 package cosmos
 
 import (
-	"os"
 	"testing"
 
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv/cosmosenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	cosmosenv.Stop()
-	benchmarks.DropHelmSQL() // the schema of the benchmarks' Helm SQL driver
-	os.Exit(code)
-}
+// TestMain stops the package's Cosmos DB emulator after the tests, and
+// drops the schema of the benchmarks' Helm SQL driver.
+func TestMain(m *testing.M) { benchmarks.Main(m, cosmosenv.Stop) }

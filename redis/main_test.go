@@ -1,16 +1,12 @@
 package redis_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	redisenv.StopServers()
-	benchmarks.DropHelmSQL()
-	os.Exit(code)
-}
+// TestMain stops the package's Redis servers after the tests, and drops
+// the schema of the benchmarks' Helm SQL driver.
+func TestMain(m *testing.M) { benchmarks.Main(m, redisenv.StopServers) }

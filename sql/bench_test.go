@@ -2,7 +2,6 @@ package sql_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -25,11 +24,7 @@ func BenchmarkCreate(b *testing.B) { bench.Create(b) }
 func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
 
 // TestMain drops what the benchmarks' Helm SQL driver left.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	benchmarks.DropHelmSQL()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { benchmarks.Main(m) }
 
 // ourTarget is our store registered as name, on a fresh database conn
 // names for every run.

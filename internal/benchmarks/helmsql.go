@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"database/sql"
+	"os"
 	"sync"
 	"testing"
 
@@ -23,7 +24,7 @@ var helmSQL struct {
 // target "helm-sql", beside which every backend's benchmarks run. connect
 // returns the connection string of a schema for the benchmarks' own use
 // and a function that drops it; it is called once per process, and
-// DropHelmSQL (from TestMain, after m.Run) drops the schema. B/rev is the
+// Main (the TestMain of the benchmarks' package) drops the schema. B/rev is the
 // size of what the driver stores: its release bodies and custom labels.
 func HelmSQLTarget(connect func(testing.TB) (conn string, drop func())) Target {
 	return Target{Name: "helm-sql", Open: func(b *testing.B, _ bool) Store {
@@ -67,8 +68,21 @@ func HelmSQLTarget(connect func(testing.TB) (conn string, drop func())) Target {
 	}}
 }
 
-// DropHelmSQL drops the schema HelmSQLTarget's benchmarks used, if any.
-func DropHelmSQL() {
+// Main is the TestMain of a package whose benchmarks run HelmSQLTarget: it
+// runs m's tests and benchmarks, then each of stop (what stops the
+// package's test services), drops the schema the Helm SQL driver's
+// benchmarks used, if any, and exits with m's code.
+func Main(m *testing.M, stop ...func()) {
+	code := m.Run()
+	for _, f := range stop {
+		f()
+	}
+	dropHelmSQL()
+	os.Exit(code)
+}
+
+// dropHelmSQL drops the schema HelmSQLTarget's benchmarks used, if any.
+func dropHelmSQL() {
 	helmSQL.Lock()
 	defer helmSQL.Unlock()
 	if helmSQL.drop != nil {
