@@ -3,7 +3,6 @@ package crsplit
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -24,5 +23,5 @@ func releaseObjectName(key string) string {
 	if err != nil {
 		return driver.KeyPrefix + hex.EncodeToString(sum[:20])
 	}
-	return driver.KeyPrefix + hex.EncodeToString(sum[:20]) + ".v" + strconv.Itoa(version)
+	return driver.MakeKey(hex.EncodeToString(sum[:20]), version)
 }

@@ -1,9 +1,7 @@
 package driver
 
 import (
-	"bytes"
 	"context"
-	"sort"
 )
 
 // Head is one stored revision without its parts: what a backend stores per
@@ -26,7 +24,7 @@ type Head struct {
 	// Labels are the custom labels, already validated by the engine
 	// (Kubernetes label syntax, at most MaxLabels, none a system label or
 	// under ReservedLabelPrefix). System labels are derived from the
-	// fields above (SystemLabels) and never stored here.
+	// fields above (AllLabels) and never stored here.
 	Labels map[string]string
 	// Body is the stored frame of the release without chart, values and
 	// manifest, sealed over the key and the part digests: opaque bytes a
@@ -106,25 +104,6 @@ func (h *Head) Base(k Kind) Digest {
 	return Digest{}
 }
 
-// Referenced returns, from parts, those h references, one per digest, sorted
-// by digest: a fixed order in which to lock or write them, so concurrent
-// writers sharing parts cannot deadlock each other.
-func (h *Head) Referenced(parts []*Part) []*Part {
-	want := map[Digest]bool{}
-	for _, r := range h.Parts() {
-		want[r.Digest] = true
-	}
-	var out []*Part
-	for _, p := range parts {
-		if want[p.Digest] {
-			out = append(out, p)
-			delete(want, p.Digest)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].Digest[:], out[j].Digest[:]) < 0 })
-	return out
-}
-
 // Digest returns the digest of the head's part of kind k.
 func (h *Head) Digest(k Kind) Digest {
 	switch k {
@@ -176,8 +155,8 @@ type Query struct {
 // included), system labels, errors, CreatedAt and ModifiedAt, which parts
 // to read, verifying what is read.
 // A backend is a translation of these seven methods to a store; the helpers
-// of this package (Query.Matches, SortHeads, DiffParts, DiffLabels,
-// PlanDelete, Head.DigestText, Chunks and JoinChunks, ...) hold the logic
+// of this package (Query.Matches, SortHeads, DiffParts, PlanDelete,
+// Head.DigestText, Chunks and JoinChunks, ...) hold the logic
 // every backend needs. Package memstore is a complete one to copy.
 //
 // What a backend must do:

@@ -79,26 +79,5 @@ func diffParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err er
 	return add, drop, nil
 }
 
-// DiffLabels is the change from the custom labels old to new: set holds the
-// labels new adds or changes (key to new value), remove the keys old has
-// and new does not, sorted. Both are empty when the sets are equal.
-func DiffLabels(old, new map[string]string) (set map[string]string, remove []string) {
-	for k, v := range new {
-		if w, ok := old[k]; !ok || w != v {
-			if set == nil {
-				set = map[string]string{}
-			}
-			set[k] = v
-		}
-	}
-	for k := range old {
-		if _, ok := new[k]; !ok {
-			remove = append(remove, k)
-		}
-	}
-	sort.Strings(remove)
-	return set, remove
-}
-
 // SameLabels reports whether the label sets a and b are equal.
 func SameLabels(a, b map[string]string) bool { return maps.Equal(a, b) }

@@ -73,9 +73,8 @@
 // # Helpers
 //
 // What every backend needs is here, written once: Query.Matches and
-// SortHeads for Heads; DiffParts, DiffLabels and Head.KeepCreatedAt for
-// Update; PlanDelete for Delete; Head.Referenced for the order in which to
-// lock or write parts; Head.SystemLabels for stores that index labels;
+// SortHeads for Heads; DiffParts and Head.KeepCreatedAt for Update;
+// PlanDelete for Delete; Head.AllLabels for stores that index labels;
 // Head.DigestText and Head.SetDigestText for storing digests as text;
 // Chunks and JoinChunks for stores with a value size limit below
 // MaxPartBytes and MaxHeadBytes; MakeKey and ParseKey for Helm's keys;

@@ -178,18 +178,8 @@ func TestDiffParts(t *testing.T) {
 	}
 }
 
-func TestDiffLabels(t *testing.T) {
+func TestSameLabels(t *testing.T) {
 	t.Parallel()
-	set, remove := DiffLabels(map[string]string{"a": "1", "b": "2", "c": "3"}, map[string]string{"a": "1", "b": "x", "d": "4"})
-	if !reflect.DeepEqual(set, map[string]string{"b": "x", "d": "4"}) || !reflect.DeepEqual(remove, []string{"c"}) {
-		t.Fatalf("set %v, remove %v", set, remove)
-	}
-	if set, remove := DiffLabels(map[string]string{"a": "1"}, map[string]string{"a": "1"}); set != nil || remove != nil {
-		t.Fatalf("equal sets: set %v, remove %v", set, remove)
-	}
-	if set, remove := DiffLabels(nil, nil); set != nil || remove != nil {
-		t.Fatalf("nil sets: set %v, remove %v", set, remove)
-	}
 	if !SameLabels(nil, map[string]string{}) || SameLabels(map[string]string{"a": ""}, map[string]string{"b": ""}) ||
 		SameLabels(map[string]string{"a": "1"}, map[string]string{"a": "2"}) {
 		t.Fatal("SameLabels is wrong")
@@ -198,12 +188,12 @@ func TestDiffLabels(t *testing.T) {
 
 func TestSystemLabels(t *testing.T) {
 	t.Parallel()
-	h := &Head{Name: "app", Version: 3, Status: "deployed", Owner: Owner, CreatedAt: 10, Labels: map[string]string{"team": "a"}}
+	h := &Head{Name: "app", Version: 3, Status: "deployed", Owner: Owner, CreatedAt: 10}
 	want := map[string]string{"name": "app", "owner": "helm", "status": "deployed", "version": "3", "createdAt": "10"}
-	if got := h.SystemLabels(); !reflect.DeepEqual(got, want) {
+	if got := h.AllLabels(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("system labels %v, want %v (no modifiedAt before an update)", got, want)
 	}
-	h.ModifiedAt = 20
+	h.ModifiedAt, h.Labels = 20, map[string]string{"team": "a"}
 	want["modifiedAt"], want["team"] = "20", "a"
 	if got := h.AllLabels(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("all labels %v, want %v", got, want)
@@ -211,7 +201,7 @@ func TestSystemLabels(t *testing.T) {
 	if _, ok := h.Labels["name"]; ok {
 		t.Fatal("AllLabels changed the head's custom labels")
 	}
-	for _, k := range SystemLabelNames() {
+	for _, k := range systemLabels {
 		if !IsSystemLabel(k) {
 			t.Errorf("%q is not a system label", k)
 		}
@@ -219,7 +209,7 @@ func TestSystemLabels(t *testing.T) {
 			t.Errorf("system label %q is not set by AllLabels", k)
 		}
 	}
-	if IsSystemLabel("team") || len(SystemLabelNames()) != 6 {
+	if IsSystemLabel("team") || len(systemLabels) != 6 {
 		t.Fatal("system labels are name, owner, status, version, createdAt, modifiedAt")
 	}
 }

@@ -29,15 +29,5 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", byte(k))
 }
 
-// ParseKind is the inverse of Kind.String.
-func ParseKind(s string) (Kind, error) {
-	for _, k := range kinds {
-		if k.String() == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown part kind %q", s)
-}
-
 // Kinds returns every kind, in the order a head references them.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }

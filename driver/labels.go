@@ -20,10 +20,6 @@ const (
 // systemLabels lists the system labels, in the order Helm's drivers set them.
 var systemLabels = [...]string{LabelName, LabelOwner, LabelStatus, LabelVersion, LabelCreatedAt, LabelModifiedAt}
 
-// SystemLabelNames returns the names of Helm's system labels: name, owner,
-// status, version, createdAt and modifiedAt.
-func SystemLabelNames() []string { return append([]string(nil), systemLabels[:]...) }
-
 // IsSystemLabel reports whether key is one of Helm's system labels.
 func IsSystemLabel(key string) bool {
 	for _, l := range systemLabels {
@@ -42,18 +38,10 @@ const MaxLabels = 1000
 // Kubernetes objects); no release may carry one, on any backend.
 const ReservedLabelPrefix = "helmstore.io/"
 
-// SystemLabels returns the system labels of h, as Helm's drivers set them:
-// name, owner, status and version, and createdAt and modifiedAt when set
-// (non-zero). A backend that keeps heads as labelled objects stores these
-// beside the custom labels (h.Labels, which never holds a system label).
-func (h *Head) SystemLabels() map[string]string {
-	out := make(map[string]string, len(systemLabels))
-	h.addSystemLabels(out)
-	return out
-}
-
 // AllLabels returns the labels List and Query report for h: its custom
-// labels and its system labels (SystemLabels).
+// labels and its system labels, as Helm's drivers set them (name, owner,
+// status and version, and createdAt and modifiedAt when set, non-zero). A
+// backend that keeps heads as labelled objects stores these.
 func (h *Head) AllLabels() map[string]string {
 	out := make(map[string]string, len(h.Labels)+len(systemLabels))
 	for k, v := range h.Labels {

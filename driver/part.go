@@ -46,14 +46,6 @@ func (p *Part) Frame() []byte {
 // IsDelta reports whether p is stored as a delta against another part.
 func (p *Part) IsDelta() bool { return !p.Base.IsZero() }
 
-// ContentDigest returns the SHA-256 of p's canonical bytes.
-func (p *Part) ContentDigest() Digest {
-	if p.IsDelta() {
-		return p.Content
-	}
-	return p.Digest
-}
-
 // Size limits, the same on every backend, enforced by the engine when a
 // release is written and again on every read, so that stored bytes can never
 // make a reader allocate more: a frame that claims or inflates to more than

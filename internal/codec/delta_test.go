@@ -44,7 +44,7 @@ func TestDeltaRoundTrip(t *testing.T) {
 	if d.Digest == next.Digest || d.Digest == base.Digest {
 		t.Fatal("delta shares a digest with a full part")
 	}
-	if d.Digest != DeltaDigest(base.Digest, next.Digest) || d.Base != base.Digest || d.ContentDigest() != next.Digest || !d.IsDelta() {
+	if d.Digest != DeltaDigest(base.Digest, next.Digest) || d.Base != base.Digest || d.Content != next.Digest || !d.IsDelta() {
 		t.Fatalf("delta part fields: %+v", d)
 	}
 	raw, err := OpenDelta(d.Frame(), d.Digest, base.Digest, base.Raw())
