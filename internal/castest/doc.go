@@ -26,6 +26,7 @@
 // instead of sleeping; Probe, a cas.Backend's hooks, object store and
 // background commits (internal/casprobe); StuckCommit,
 // LostAnswersThenRetry and DeadWriterPendingWindow, scenarios they share
-// (stuck.go, pending.go); and the JSON side of a Reshaper (jsonreshape.go, reshapes.go)
+// (stuck.go, pending.go); WireObjects, the records their golden JSON
+// tests pin; and the JSON side of a Reshaper (jsonreshape.go, reshapes.go)
 // with the checks of damaged data (checks.go).
 package castest
