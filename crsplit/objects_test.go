@@ -176,7 +176,11 @@ func TestReleaseObject(t *testing.T) {
 		Info  struct{ Status, Description string }
 		Hooks []struct{ Name string }
 	}
-	rec, err := codec.Decompress(obj.Spec.Record)
+	inner, err := codec.Decompress(obj.Spec.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := codec.CheckFormat(inner, codec.ReleaseV1)
 	if err != nil {
 		t.Fatal(err)
 	}
