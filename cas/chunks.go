@@ -7,12 +7,13 @@ import (
 	"sync"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
-// MinChunkBytes is the smallest Config.ChunkBytes (a smaller one is taken
+// minChunkBytes is the smallest Config.ChunkBytes (a smaller one is taken
 // as this). A record claiming more chunks than its recorded size holds
-// pieces of MinChunkBytes is damaged.
-const MinChunkBytes = 512
+// pieces of minChunkBytes is damaged.
+const minChunkBytes = 512
 
 // The largest frames the protocol stores: that of a part of
 // driver.MaxPartBytes, and the sealed body of a head of driver.MaxHeadBytes,
@@ -29,7 +30,7 @@ var (
 func frameBound(raw int64) int64 { return raw + raw/64 + 64<<10 }
 
 // chunkSet is a frame kept in chunk objects, as the record of the object
-// it belongs to describes it: Count chunks named ChunkName(owner, set, i),
+// it belongs to describes it: Count chunks named caswire.ChunkName(owner, set, i),
 // Size bytes in all. Every count and size in it was read from the store,
 // so none is trusted before check.
 type chunkSet struct {
@@ -40,7 +41,7 @@ type chunkSet struct {
 	size int64
 	// limit bounds the frame (maxPartFrame, maxBodyFrame).
 	limit int64
-	// names, if set, name the chunks instead of ChunkName.
+	// names, if set, name the chunks instead of caswire.ChunkName.
 	names []string
 	// what the frame is, for errors ("chart part 12ab34cd").
 	what string
@@ -76,19 +77,19 @@ func (c chunkSet) name(i int) string {
 	if c.names != nil {
 		return c.names[i]
 	}
-	return ChunkName(c.owner, c.set, i)
+	return caswire.ChunkName(c.owner, c.set, i)
 }
 
 // check returns an error wrapping driver.ErrCorrupt if the record cannot be
 // true: no chunk, a frame larger than the protocol stores, or more chunks
-// than the frame holds pieces of MinChunkBytes.
+// than the frame holds pieces of minChunkBytes.
 func (c chunkSet) check() error {
-	most := (c.limit + MinChunkBytes - 1) / MinChunkBytes
+	most := (c.limit + minChunkBytes - 1) / minChunkBytes
 	if c.size >= 0 {
 		if c.size < 1 || c.size > c.limit {
 			return fmt.Errorf("%s in namespace %s: %w: it records a frame of %d bytes (at most %d are stored)", c.what, c.ns, driver.ErrCorrupt, c.size, c.limit)
 		}
-		most = (c.size + MinChunkBytes - 1) / MinChunkBytes
+		most = (c.size + minChunkBytes - 1) / minChunkBytes
 	}
 	if c.count < 1 || int64(c.count) > most {
 		return fmt.Errorf("%s in namespace %s: %w: it records %d chunks for a frame of %d bytes", c.what, c.ns, driver.ErrCorrupt, c.count, c.size)

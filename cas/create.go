@@ -8,6 +8,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/casprobe"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // Create stores h in two sequential rounds of store calls: the head object
@@ -90,7 +91,7 @@ func (b *Backend) relabel(ctx context.Context, obj *Object, labels map[string]st
 // version.
 func (b *Backend) commit(ctx context.Context, obj *Object) error {
 	labels := maps.Clone(obj.Labels)
-	for _, l := range []string{LabelPending, LabelWriter, LabelPendingUntil} {
+	for _, l := range []string{caswire.LabelPending, caswire.LabelWriter, caswire.LabelPendingUntil} {
 		delete(labels, l)
 	}
 	committed, err := b.relabel(ctx, obj, labels)
@@ -281,7 +282,7 @@ func (b *Backend) cleanupHead(ctx context.Context, head *Object) error {
 
 // sweepPending removes the stale pending heads of ns, with their parts.
 func (b *Backend) sweepPending(ctx context.Context, ns string) {
-	objs, err := b.s.List(ctx, Selector{Kind: KindHead, Namespace: ns, Has: []string{LabelPending}})
+	objs, err := b.s.List(ctx, Selector{Kind: KindHead, Namespace: ns, Has: []string{caswire.LabelPending}})
 	if err != nil {
 		b.log("helmstore: looking for releases left pending in namespace %q: %v", ns, err)
 		return

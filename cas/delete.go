@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // Delete removes the head stored under key, then its parts that no other
@@ -158,13 +159,5 @@ func (b *Backend) cleanupReferred(ctx context.Context, head *Object) error {
 	})
 }
 
-// partCodecKind is the inverse of PartKind.
-func partCodecKind(k Kind) driver.Kind {
-	switch k {
-	case KindChart:
-		return driver.KindChart
-	case KindValues:
-		return driver.KindValues
-	}
-	return driver.KindManifest
-}
+// partCodecKind is the inverse of partKind.
+func partCodecKind(k Kind) driver.Kind { return caswire.PartCodecKind(uint8(k)) }

@@ -14,20 +14,23 @@
 // release key) plus content-addressed part objects (KindChart, KindValues,
 // KindManifest, named by digest, one per distinct part in a namespace).
 // A frame too large for its object is kept in chunk objects (KindChunk,
-// named by ChunkName from the UID of the object they belong to). Each part
+// named <uid>-<i>, or <uid>-<set>-<i> for a head's body, from the UID of
+// the object they belong to). Each part
 // object lists as Referrers the head objects that use it, by UID; each
 // chunk, the object it belongs to. A head object may embed the frames of
 // small parts of its own revision (HeadRecord.Embedded, up to
 // Config.EmbedBytes: a values-only upgrade's deltas): those have no part
 // object, need no referrer, are read with the head and go with it.
 // Labels index head objects: the system labels (driver.LabelName, ...),
-// the custom labels, and the protocol's own label LabelPending.
+// the custom labels, and the protocol's own label helmstore.io/pending
+// (LabelPending; the protocol's labels are named in internal/caswire),
+// which List selects by.
 //
 // A count or size an object records (a frame's chunks and bytes) is a
 // claim, not a fact: a reader refuses one that no write could have made
 // (a frame larger than the codec's limits, driver.MaxPartBytes and
 // driver.MaxHeadBytes, allow; more chunks than its bytes make pieces of
-// MinChunkBytes), and reads and deletes chunks a window at a time,
+// 512 bytes, the smallest chunk), and reads and deletes chunks a window at a time,
 // stopping at a missing one or at more bytes than recorded, so that what
 // a damaged record costs is bounded by what was written, never by what it
 // claims.
@@ -91,9 +94,11 @@
 // Create takes two sequential rounds of store calls:
 //
 //  1. create the head object, whole (labels, digests, body), labelled
-//     LabelPending=PendingParts, with a token naming this Create
-//     (LabelWriter) and the end of its pending window (LabelPendingUntil:
-//     its context's deadline, or PendingTimeout from now if sooner); a
+//     LabelPending=PendingParts (helmstore.io/pending=parts), with a
+//     token naming this Create (LabelWriter, helmstore.io/writer) and the
+//     end of its pending window (LabelPendingUntil,
+//     helmstore.io/pending-until: its context's deadline, or
+//     PendingTimeout from now if sooner); a
 //     concurrent Create of the key fails here (driver.ErrReleaseExists),
 //     unless the head it finds is abandoned: then it commits it (it was
 //     complete, and the Create fails as exists) or removes it and creates
@@ -130,7 +135,7 @@
 //
 // If step 2 fails, the head is rolled back in the background (Create
 // waits for that until its deadline): hidden (relabelled
-// LabelPending=PendingHidden, at its version: a write whose answer was
+// LabelPending=PendingHidden, helmstore.io/pending=true, at its version: a write whose answer was
 // lost may have made it visible; from then on it is abandoned, and any
 // writer may remove it), deleted at that version, and what it wrote loses
 // it as referrer. Each write of the rollback that fails or loses its

@@ -64,7 +64,7 @@ func objectRefs(obj *Object, refs []driver.PartRef) []driver.PartRef {
 	}
 	out := refs[:0:0]
 	for _, r := range refs {
-		if _, ok := obj.Head.Frame(r.Digest.String()); !ok {
+		if _, ok := obj.Head.frame(r.Digest.String()); !ok {
 			out = append(out, r)
 		}
 	}
@@ -80,7 +80,7 @@ func embeddedFrames(obj *Object, h *driver.Head) map[driver.Digest][]byte {
 	}
 	var out map[driver.Digest][]byte
 	for _, r := range h.Parts() {
-		if f, ok := obj.Head.Frame(r.Digest.String()); ok {
+		if f, ok := obj.Head.frame(r.Digest.String()); ok {
 			if out == nil {
 				out = map[driver.Digest][]byte{}
 			}

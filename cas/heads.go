@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // headBody is where a head's body goes: inline, or in chunks.
@@ -89,29 +90,22 @@ func someRefsOf(obj *Object) []driver.PartRef {
 	return objectRefs(obj, h.Parts())
 }
 
-func isPending(obj *Object) bool { _, ok := obj.Labels[LabelPending]; return ok }
+func isPending(obj *Object) bool { _, ok := obj.Labels[caswire.LabelPending]; return ok }
 
 // isHidden reports whether obj is a pending head that is never visible:
 // one being removed after a failed Create (abandon), or one written by an
 // early version of crsplit, which wrote the head only with the commit.
-func isHidden(obj *Object) bool { return isPending(obj) && obj.Labels[LabelPending] != PendingParts }
+func isHidden(obj *Object) bool {
+	return isPending(obj) && obj.Labels[caswire.LabelPending] != caswire.PendingParts
+}
 
 // partRef returns the reference of the part object holding ref.
 func partRef(ref driver.PartRef) Ref {
-	return Ref{Kind: PartKind(ref.Kind), Namespace: ref.Namespace, Name: ref.Digest.String()}
+	return Ref{Kind: partKind(ref.Kind), Namespace: ref.Namespace, Name: ref.Digest.String()}
 }
 
-// PartKind returns the kind of the objects holding parts of kind k.
-func PartKind(k driver.Kind) Kind {
-	switch k {
-	case driver.KindChart:
-		return KindChart
-	case driver.KindValues:
-		return KindValues
-	default:
-		return KindManifest
-	}
-}
+// partKind returns the kind of the objects holding parts of kind k.
+func partKind(k driver.Kind) Kind { return Kind(caswire.PartKind(k)) }
 
 // visible reports whether the head object obj can be read: committed, or
 // pending=parts with every part it references stored, complete and
@@ -226,7 +220,7 @@ func (b *Backend) headOf(obj *Object) (*driver.Head, error) {
 func bodyChunkNames(obj *Object, cs *ChunkSet) []string {
 	names := make([]string, cs.Count)
 	for i := range names {
-		names[i] = ChunkName(obj.UID, cs.ID, i)
+		names[i] = caswire.ChunkName(obj.UID, cs.ID, i)
 	}
 	return names
 }

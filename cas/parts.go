@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // createFirstBytes: parts up to this canonical size that the store has not
@@ -168,7 +169,7 @@ func (b *Backend) partFrame(ctx context.Context, ref driver.PartRef, obj *Object
 func partChunkNames(obj *Object) []string {
 	names := make([]string, obj.Part.Chunks)
 	for i := range names {
-		names[i] = ChunkName(obj.UID, "", i)
+		names[i] = caswire.ChunkName(obj.UID, "", i)
 	}
 	return names
 }
@@ -211,7 +212,7 @@ func (b *Backend) deleteChunks(ctx context.Context, ns string, names []string) e
 // referred to first; a small one never seen (new values, a new manifest)
 // is created first.
 func (b *Backend) ensurePart(ctx context.Context, ns string, p *driver.Part, owner Referrer) error {
-	ref := Ref{Kind: PartKind(p.Kind), Namespace: ns, Name: p.Digest.String()}
+	ref := Ref{Kind: partKind(p.Kind), Namespace: ns, Name: p.Digest.String()}
 	createFirst := !b.knows(ns, p.Digest) && p.Size <= createFirstBytes
 	what := fmt.Sprintf("%s part %s: it kept appearing and disappearing", p.Kind, p.Digest.Short())
 	return b.retry(ctx, what, func(ctx context.Context) (bool, error) {
@@ -291,7 +292,7 @@ func (b *Backend) addReferrer(ctx context.Context, ref Ref, r Referrer) (*Object
 // object), then the part replaced complete.
 func (b *Backend) createPart(ctx context.Context, ns string, p *driver.Part, owner Referrer) error {
 	frame := p.Frame()
-	obj := &Object{Kind: PartKind(p.Kind), Namespace: ns, Name: p.Digest.String(), Referrers: []Referrer{owner},
+	obj := &Object{Kind: partKind(p.Kind), Namespace: ns, Name: p.Digest.String(), Referrers: []Referrer{owner},
 		Part: &PartRecord{Digest: p.Digest.String(), Size: int64(p.Size), StoredSize: int64(len(frame))}}
 	if len(frame) <= b.cfg.InlinePartBytes {
 		obj.Part.Data, obj.Part.Complete = frame, true
@@ -377,7 +378,7 @@ func (b *Backend) completePart(ctx context.Context, p *driver.Part, obj *Object)
 // concurrently (ensurePart) makes it look again instead of deleting a part
 // that is about to be referenced.
 func (b *Backend) cleanupPart(ctx context.Context, ns string, k driver.Kind, d driver.Digest, owner string) error {
-	ref := Ref{Kind: PartKind(k), Namespace: ns, Name: d.String()}
+	ref := Ref{Kind: partKind(k), Namespace: ns, Name: d.String()}
 	what := fmt.Sprintf("clean up %s part %s: its referrers kept changing", k, d.Short())
 	return b.retry(ctx, what, func(ctx context.Context) (bool, error) {
 		obj, err := b.s.Get(ctx, ref, ReadOptions{})

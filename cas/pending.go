@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // markPending labels obj, a head about to be created, pending=parts, with
@@ -17,9 +18,9 @@ import (
 func markPending(obj *Object, until time.Time) {
 	token := make([]byte, 8)
 	rand.Read(token)
-	obj.Labels[LabelPending] = PendingParts
-	obj.Labels[LabelWriter] = hex.EncodeToString(token)
-	obj.Labels[LabelPendingUntil] = strconv.FormatInt(until.UnixMilli(), 10)
+	obj.Labels[caswire.LabelPending] = caswire.PendingParts
+	obj.Labels[caswire.LabelWriter] = hex.EncodeToString(token)
+	obj.Labels[caswire.LabelPendingUntil] = strconv.FormatInt(until.UnixMilli(), 10)
 }
 
 // pendingWindow returns when the pending window of a Create starting now
@@ -36,8 +37,8 @@ func (b *Backend) pendingWindow(ctx context.Context) time.Time {
 // mine reports whether obj is the head written by the Create that labelled
 // head (same writer token).
 func mine(obj, head *Object) bool {
-	t := head.Labels[LabelWriter]
-	return t != "" && obj != nil && obj.Labels[LabelWriter] == t
+	t := head.Labels[caswire.LabelWriter]
+	return t != "" && obj != nil && obj.Labels[caswire.LabelWriter] == t
 }
 
 // stale reports whether obj is an abandoned pending head: one its writer
@@ -53,13 +54,13 @@ func (b *Backend) stale(obj *Object) bool {
 	if now.Sub(obj.Created) > b.pendingAfter() {
 		return true
 	}
-	if obj.Labels[LabelWriter] == "" {
+	if obj.Labels[caswire.LabelWriter] == "" {
 		return false
 	}
 	if isHidden(obj) {
 		return true
 	}
-	until, err := strconv.ParseInt(obj.Labels[LabelPendingUntil], 10, 64)
+	until, err := strconv.ParseInt(obj.Labels[caswire.LabelPendingUntil], 10, 64)
 	return err == nil && now.After(time.UnixMilli(until).Add(b.cfg.ClockSkew))
 }
 
@@ -112,12 +113,12 @@ func (b *Backend) rollback(ctx context.Context, head *Object) error {
 	err := b.retry(ctx, fmt.Sprintf("roll back the create of release %q in namespace %q", key, head.Namespace), func(ctx context.Context) (bool, error) {
 		if !isHidden(cur) {
 			labels := map[string]string{driver.LabelOwner: head.Head.Owner}
-			for _, l := range []string{LabelWriter, LabelPendingUntil} {
+			for _, l := range []string{caswire.LabelWriter, caswire.LabelPendingUntil} {
 				if v, ok := head.Labels[l]; ok {
 					labels[l] = v
 				}
 			}
-			labels[LabelPending] = PendingHidden
+			labels[caswire.LabelPending] = caswire.PendingHidden
 			hidden, err := b.relabel(ctx, cur, labels)
 			if err == nil {
 				cur = hidden

@@ -62,7 +62,7 @@ func (b *Backend) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 			return nil
 		}
 		k := driver.Kinds()[i-1]
-		objs, err := b.s.List(ctx, Selector{Kind: PartKind(k), Namespace: ns})
+		objs, err := b.s.List(ctx, Selector{Kind: partKind(k), Namespace: ns})
 		if err != nil {
 			return err
 		}

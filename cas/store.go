@@ -2,10 +2,10 @@ package cas
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // ObjectStore is the small compare-and-swap object store the protocol runs
@@ -95,16 +95,16 @@ type Kind uint8
 const (
 	// KindHead objects hold one stored revision each (a Kubernetes
 	// Release), named by the store from the release key.
-	KindHead Kind = iota + 1
+	KindHead Kind = caswire.KindHead
 	// KindChart, KindValues and KindManifest objects hold one
 	// content-addressed part each, named by the part's digest and
 	// referred to by every head object that uses it.
-	KindChart
-	KindValues
-	KindManifest
+	KindChart    Kind = caswire.KindChart
+	KindValues   Kind = caswire.KindValues
+	KindManifest Kind = caswire.KindManifest
 	// KindChunk objects hold one piece of a frame too large to keep in
 	// its part or head object, referred to by that object.
-	KindChunk
+	KindChunk Kind = caswire.KindChunk
 )
 
 // Ref names one object.
@@ -234,8 +234,8 @@ type EmbeddedFrame struct {
 	Data []byte `json:"data"`
 }
 
-// Frame returns the frame h embeds for the part with digest d (as text).
-func (h *HeadRecord) Frame(d string) ([]byte, bool) {
+// frame returns the frame h embeds for the part with digest d (as text).
+func (h *HeadRecord) frame(d string) ([]byte, bool) {
 	for _, e := range h.Embedded {
 		if e.Digest == d {
 			return e.Data, true
@@ -244,26 +244,11 @@ func (h *HeadRecord) Frame(d string) ([]byte, bool) {
 	return nil, false
 }
 
-// Clone returns a deep copy of h.
-func (h *HeadRecord) Clone() *HeadRecord {
-	c := *h
-	c.Body = slices.Clone(h.Body)
-	if h.BodyChunks != nil {
-		cs := *h.BodyChunks
-		c.BodyChunks = &cs
-	}
-	c.Embedded = slices.Clone(h.Embedded)
-	for i := range c.Embedded {
-		c.Embedded[i].Data = slices.Clone(c.Embedded[i].Data)
-	}
-	return &c
-}
-
 // PartDigests are the digests of a head's parts, as stored.
 type PartDigests = driver.DigestText
 
 // ChunkSet describes a head body stored in Count chunk objects named
-// ChunkName(head UID, ID, i): Size bytes whose SHA-256 is Digest.
+// <head UID>-<ID>-<i>: Size bytes whose SHA-256 is Digest.
 type ChunkSet struct {
 	ID     string `json:"id"`
 	Count  int    `json:"count"`
@@ -272,7 +257,7 @@ type ChunkSet struct {
 }
 
 // PartRecord is what a part object holds: one part's frame, inline (Data)
-// or in Chunks chunk objects named ChunkName(part UID, "", i).
+// or in Chunks chunk objects named <part UID>-<i>.
 type PartRecord struct {
 	Digest string `json:"digest"`
 	// Size is the part's canonical size; StoredSize its frame's.

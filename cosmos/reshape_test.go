@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 var _ drivertest.Reshaper = tamperer{}
@@ -162,7 +164,7 @@ func (tp tamperer) Reshape(ctx context.Context, target drivertest.Target, shape 
 		case err == nil:
 			group([]cas.Ref{ref}, []map[string]any{m}, partReshapes[shape])
 			if it, err := decoded(m); err == nil && it.Part != nil && it.Part.Chunks > 0 {
-				cref := cas.Ref{Kind: cas.KindChunk, Namespace: target.Namespace, Name: cas.ChunkName(it.UID, "", 0)}
+				cref := cas.Ref{Kind: cas.KindChunk, Namespace: target.Namespace, Name: caswire.ChunkName(it.UID, "", 0)}
 				if err := add(cref, chunkReshapes[shape]); err != nil {
 					return "", err
 				}
@@ -203,7 +205,7 @@ func (tp tamperer) embedding(ctx context.Context, ns, d string) ([]cas.Ref, erro
 		if o.Head == nil {
 			continue
 		}
-		if _, ok := o.Head.Frame(d); ok {
+		if slices.ContainsFunc(o.Head.Embedded, func(e cas.EmbeddedFrame) bool { return e.Digest == d }) {
 			out = append(out, o.Ref())
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/caswire"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
 
@@ -93,7 +94,7 @@ func (tp tamperer) remove(ctx context.Context, ref cas.Ref) error {
 func (tp tamperer) chunks(ctx context.Context, ns, uid, set string, n int) ([]byte, error) {
 	names := make([]string, n)
 	for i := range names {
-		names[i] = cas.ChunkName(uid, set, i)
+		names[i] = caswire.ChunkName(uid, set, i)
 	}
 	frame, err := castest.Probe(tp.b).ReadChunks(ctx, ns, names)
 	if err == nil && frame == nil {
@@ -212,7 +213,7 @@ func (tp tamperer) DeletePart(ctx context.Context, ns, d string) error {
 		return err
 	}
 	for i := 0; i < it.Part.Chunks; i++ {
-		if err := tp.remove(ctx, cas.Ref{Kind: cas.KindChunk, Namespace: ns, Name: cas.ChunkName(it.UID, "", i)}); err != nil {
+		if err := tp.remove(ctx, cas.Ref{Kind: cas.KindChunk, Namespace: ns, Name: caswire.ChunkName(it.UID, "", i)}); err != nil {
 			return err
 		}
 	}

@@ -12,10 +12,10 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/casprobe"
+	"github.com/helmstore/helmstore/internal/caswire"
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
@@ -55,7 +55,7 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	// The head is written (the Release is labelled pending=parts)...
 	waitUntil(t, "the head is written", func() bool {
 		raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
-		return err == nil && meta(t, raw).Labels[cas.LabelPending] == cas.PendingParts
+		return err == nil && meta(t, raw).Labels[caswire.LabelPending] == caswire.PendingParts
 	})
 	if n := count(t, b, resValues, ns); n != 0 {
 		t.Fatalf("%d Values objects while the Values part is held back", n)
@@ -94,7 +94,7 @@ func TestPendingReleaseIsInvisible(t *testing.T) {
 	}
 	sameAsHelm(t, "after create", got, r)
 	// The background commit removes the pending label.
-	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[cas.LabelPending] != "" {
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[caswire.LabelPending] != "" {
 		t.Fatalf("labels after the commit: %v", l)
 	}
 }
@@ -116,7 +116,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	r := fixture.LargeRelease("app", ns, 1)
 	done := g.run(func() error { return s.Create(key("app", 1), r) })
 	raw, err := b.c.get(ctxT(t), resReleases, ns, key("app", 1))
-	if err != nil || meta(t, raw).Labels[cas.LabelPending] != cas.PendingParts {
+	if err != nil || meta(t, raw).Labels[caswire.LabelPending] != caswire.PendingParts {
 		t.Fatalf("Release before the commit: %v, %s", err, raw)
 	}
 	got, err := other.Get(key("app", 1))
@@ -147,7 +147,7 @@ func TestCompleteReleaseIsVisible(t *testing.T) {
 	if err != nil || got.Info.Status != release.StatusSuperseded {
 		t.Fatalf("after the update and the writer's commit: %v, %v", got.Info.Status, err)
 	}
-	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[cas.LabelPending] != "" || l["status"] != "superseded" {
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[caswire.LabelPending] != "" || l["status"] != "superseded" {
 		t.Fatalf("labels: %v", l)
 	}
 	// readBeforeCommit creates revision v, has other read it before the
@@ -324,7 +324,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 	if err := s.Create(key("app", 1), smallRelease("app", ns, 1, "d")); !errors.Is(err, helm3.ErrReleaseExists) {
 		t.Fatalf("create over a stale, complete release: %v", err)
 	}
-	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[cas.LabelPending] != "" {
+	if l := meta(t, rawObjects(t, b, resReleases, ns)[0]).Labels; l[caswire.LabelPending] != "" {
 		t.Fatalf("a stale, complete release is not committed by the cleanup: labels %v", l)
 	}
 	// A Delete's sweep of the namespace commits one too.
@@ -341,7 +341,7 @@ func TestUncommittedReleaseIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, raw := range rawObjects(t, b, resReleases, ns) {
-		if l := meta(t, raw).Labels; l[cas.LabelPending] != "" {
+		if l := meta(t, raw).Labels; l[caswire.LabelPending] != "" {
 			t.Fatalf("after a delete swept the namespace: labels %v", l)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/internal/caswire"
 	"github.com/helmstore/helmstore/internal/parallel"
 )
 
@@ -39,14 +40,14 @@ func decodePart(raw []byte) (*partObject, error) {
 func partChunkNames(obj *partObject) []string {
 	names := make([]string, obj.Spec.Chunks)
 	for i := range names {
-		names[i] = cas.ChunkName(string(obj.UID), "", i)
+		names[i] = caswire.ChunkName(string(obj.UID), "", i)
 	}
 	return names
 }
 
 // releaseChunkName names chunk i of chunk set id of the Release uid.
 func releaseChunkName(uid types.UID, id string, i int) string {
-	return cas.ChunkName(string(uid), id, i)
+	return caswire.ChunkName(string(uid), id, i)
 }
 
 // ownerOf is the ownerReference to the object of kind with metadata m.
@@ -66,7 +67,7 @@ func kindOfResource(res string) string {
 
 // partResource returns the resource that stores parts of kind k.
 func partResource(k driver.Kind) string {
-	res, _ := resource(cas.PartKind(k))
+	res, _ := resource(cas.Kind(caswire.PartKind(k)))
 	return res
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/caswire"
 	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/helm3codec"
@@ -166,7 +167,7 @@ func TestReleaseObject(t *testing.T) {
 			t.Fatalf("label %s=%q, want %q (labels %v)", k, obj.Labels[k], v, obj.Labels)
 		}
 	}
-	if obj.Labels["createdAt"] == "" || obj.Labels[cas.LabelPending] != "" {
+	if obj.Labels["createdAt"] == "" || obj.Labels[caswire.LabelPending] != "" {
 		t.Fatalf("labels %v: want createdAt and no pending label", obj.Labels)
 	}
 	if obj.Spec.Chart != "big-stack-58.2.1" || obj.Spec.AppVersion != "v0.58.2.1" || obj.Spec.Status != "deployed" || obj.Spec.Version != 3 {

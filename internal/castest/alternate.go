@@ -13,6 +13,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // Alternate runs ops seeded random Helm writes (new revisions, and updates
@@ -133,7 +134,7 @@ func (ts *alternating) check(t *testing.T, s helm3.Store, os cas.ObjectStore) er
 		if o.Err != nil || o.Head == nil {
 			return fmt.Errorf("head %s does not decode: %v", o.Name, o.Err)
 		}
-		if _, pending := o.Labels[cas.LabelPending]; pending {
+		if _, pending := o.Labels[caswire.LabelPending]; pending {
 			return fmt.Errorf("head %s is pending with no write running", o.Name)
 		}
 		keys = append(keys, o.Name)
@@ -185,7 +186,7 @@ func (ts *alternating) check(t *testing.T, s helm3.Store, os cas.ObjectStore) er
 func partKindNamed(k string) cas.Kind {
 	for _, c := range driver.Kinds() {
 		if c.String() == k {
-			return cas.PartKind(c)
+			return cas.Kind(caswire.PartKind(c))
 		}
 	}
 	return 0

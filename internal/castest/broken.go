@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // NoPending is an object store that drops the pending label of every head
@@ -12,13 +13,13 @@ import (
 // protocol's atomicity rests on that label).
 type NoPending struct{ cas.ObjectStore }
 
-// Create creates obj, without cas.LabelPending if it is a head.
+// Create creates obj, without caswire.LabelPending if it is a head.
 func (s NoPending) Create(ctx context.Context, obj *cas.Object) (*cas.Object, error) {
 	if obj.Kind == cas.KindHead {
 		c := *obj
 		c.Labels = map[string]string{}
 		for k, v := range obj.Labels {
-			if k != cas.LabelPending {
+			if k != caswire.LabelPending {
 				c.Labels[k] = v
 			}
 		}

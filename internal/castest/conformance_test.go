@@ -11,6 +11,7 @@ import (
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // conformanceConfig chunks parts and bodies of a few KiB, so that the
@@ -109,7 +110,7 @@ var partKinds = []cas.Kind{cas.KindChart, cas.KindValues, cas.KindManifest}
 func (tp tamperer) chunks(ns, uid, set string, n int) ([]byte, error) {
 	var out []byte
 	for i := 0; i < n; i++ {
-		c, err := tp.object(ns, cas.ChunkName(uid, set, i), cas.KindChunk)
+		c, err := tp.object(ns, caswire.ChunkName(uid, set, i), cas.KindChunk)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +174,7 @@ func (tp tamperer) DeletePart(ctx context.Context, ns, d string) error {
 		return err
 	}
 	for i := 0; i < o.Part.Chunks; i++ {
-		tp.s.Remove(cas.Ref{Kind: cas.KindChunk, Namespace: ns, Name: cas.ChunkName(o.UID, "", i)})
+		tp.s.Remove(cas.Ref{Kind: cas.KindChunk, Namespace: ns, Name: caswire.ChunkName(o.UID, "", i)})
 	}
 	return tp.s.Remove(o.Ref())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // CrashRun is one crash-point run of a scenario, over a Store or over a
@@ -176,7 +177,7 @@ func (r CrashRun) Exec() CrashResult {
 		bad("list heads: %v", err)
 	}
 	for _, h := range heads {
-		if v, ok := h.Labels[cas.LabelPending]; ok {
+		if v, ok := h.Labels[caswire.LabelPending]; ok {
 			bad("head %s still pending (%s) after collect", h.Name, v)
 		}
 	}

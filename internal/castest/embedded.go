@@ -52,7 +52,7 @@ func (t embeddedParts) Part(ctx context.Context, ns, d string) ([]byte, error) {
 	if len(heads) == 0 {
 		return nil, err
 	}
-	f, _ = heads[0].Head.Frame(d)
+	f, _ = embeddedFrame(heads[0].Head, d)
 	return f, nil
 }
 
@@ -124,9 +124,20 @@ func (t embeddedParts) embedding(ctx context.Context, ns, d string) ([]*cas.Obje
 		if o.Head == nil || o.Err != nil {
 			continue
 		}
-		if _, ok := o.Head.Frame(d); ok {
+		if _, ok := embeddedFrame(o.Head, d); ok {
 			out = append(out, o)
 		}
 	}
 	return out, nil
+}
+
+// embeddedFrame returns the frame h embeds for the part with digest d (as
+// text).
+func embeddedFrame(h *cas.HeadRecord, d string) ([]byte, bool) {
+	for _, e := range h.Embedded {
+		if e.Digest == d {
+			return e.Data, true
+		}
+	}
+	return nil, false
 }

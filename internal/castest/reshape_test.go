@@ -8,6 +8,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 var _ drivertest.Reshaper = tamperer{}
@@ -122,7 +123,7 @@ func (tp tamperer) Reshape(ctx context.Context, target drivertest.Target, shape 
 		case err == nil:
 			groups = append(groups, group{[]*cas.Object{o}, partReshapes[shape]})
 			if o.Part != nil && o.Part.Chunks > 0 {
-				c, err := tp.object(target.Namespace, cas.ChunkName(o.UID, "", 0), cas.KindChunk)
+				c, err := tp.object(target.Namespace, caswire.ChunkName(o.UID, "", 0), cas.KindChunk)
 				if err != nil {
 					return "", err
 				}
@@ -131,7 +132,7 @@ func (tp tamperer) Reshape(ctx context.Context, target drivertest.Target, shape 
 		case errors.Is(err, cas.ErrNotFound):
 			g := group{rs: embeddedReshapes(target.Part)[shape]}
 			for _, h := range tp.s.Objects(cas.KindHead) {
-				if _, ok := h.Head.Frame(target.Part); ok && h.Namespace == target.Namespace {
+				if _, ok := castest.EmbeddedFrame(h.Head, target.Part); ok && h.Namespace == target.Namespace {
 					g.objs = append(g.objs, h)
 				}
 			}
@@ -174,7 +175,7 @@ func (tp tamperer) Reshape(ctx context.Context, target drivertest.Target, shape 
 func clone(o *cas.Object) *cas.Object {
 	c := *o
 	if o.Head != nil {
-		c.Head = o.Head.Clone()
+		c.Head = castest.CloneHead(o.Head)
 	}
 	if o.Part != nil {
 		p := *o.Part

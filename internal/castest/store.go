@@ -527,7 +527,7 @@ func copyObject(o *cas.Object, record bool) *cas.Object {
 		return &c
 	}
 	if o.Head != nil {
-		c.Head = o.Head.Clone()
+		c.Head = cloneHead(o.Head)
 	}
 	if o.Part != nil {
 		p := *o.Part
@@ -547,4 +547,19 @@ func cloneBytes(b []byte) []byte {
 		return nil
 	}
 	return append([]byte{}, b...)
+}
+
+// cloneHead returns a deep copy of h.
+func cloneHead(h *cas.HeadRecord) *cas.HeadRecord {
+	c := *h
+	c.Body = cloneBytes(h.Body)
+	if h.BodyChunks != nil {
+		cs := *h.BodyChunks
+		c.BodyChunks = &cs
+	}
+	c.Embedded = append([]cas.EmbeddedFrame(nil), h.Embedded...)
+	for i := range c.Embedded {
+		c.Embedded[i].Data = cloneBytes(c.Embedded[i].Data)
+	}
+	return &c
 }

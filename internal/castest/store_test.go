@@ -9,6 +9,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 func chartObj(name string, data string) *cas.Object {
@@ -86,7 +87,7 @@ func TestContract(t *testing.T) {
 	}
 
 	// List by kind, namespace, labels and label presence.
-	if _, err := s.Create(ctx, &cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "h1", Labels: map[string]string{"name": "x", cas.LabelPending: "parts"}, Head: &cas.HeadRecord{HeadFields: cas.HeadFields{Key: "k"}}}); err != nil {
+	if _, err := s.Create(ctx, &cas.Object{Kind: cas.KindHead, Namespace: "ns", Name: "h1", Labels: map[string]string{"name": "x", caswire.LabelPending: "parts"}, Head: &cas.HeadRecord{HeadFields: cas.HeadFields{Key: "k"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Create(ctx, &cas.Object{Kind: cas.KindHead, Namespace: "other", Name: "h1", Labels: map[string]string{"name": "x"}, Head: &cas.HeadRecord{HeadFields: cas.HeadFields{Key: "k"}}}); err != nil {
@@ -99,7 +100,7 @@ func TestContract(t *testing.T) {
 		{cas.Selector{Kind: cas.KindHead}, 2},
 		{cas.Selector{Kind: cas.KindHead, Namespace: "ns"}, 1},
 		{cas.Selector{Kind: cas.KindHead, Labels: map[string]string{"name": "x"}}, 2},
-		{cas.Selector{Kind: cas.KindHead, Has: []string{cas.LabelPending}}, 1},
+		{cas.Selector{Kind: cas.KindHead, Has: []string{caswire.LabelPending}}, 1},
 		{cas.Selector{Kind: cas.KindHead, Name: "h2"}, 0},
 		{cas.Selector{Kind: cas.KindChart}, 1},
 	} {
