@@ -4,9 +4,8 @@ import (
 	"context"
 	"testing"
 
-	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
-
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
@@ -14,7 +13,9 @@ import (
 
 // The benchmarks run benchmarks.Bench (see there what each times) on Helm's
 // SQL driver on the local PostgreSQL and on this backend on the Cosmos DB
-// test server, in the same run, on the 2.2 MB release of fixture.Stack.
+// test server, in the same run, on the 2.2 MB release of fixture.Stack,
+// each through Helm 3 (face=helm3) and Helm 4 (face=helm4, Helm 4's SQL
+// driver for helm-sql).
 // The test server is a Node process on loopback, so its times say little
 // about Azure; what carries over are the counts this backend's counter
 // takes of every request it sends, reported per operation:
@@ -43,33 +44,31 @@ func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
 // cosmosTarget is this backend on a new container of the test server for
 // every run, counting its requests.
 func cosmosTarget() benchmarks.Target {
-	return benchmarks.Target{Name: "cosmos", ColdWarm: true, Open: func(b *testing.B, cache bool) benchmarks.Store {
-		var opts []helm3.Option
-		if !cache {
-			opts = append(opts, helm3.WithCacheBytes(0))
-		}
+	return benchmarks.Target{Name: "cosmos", ColdWarm: true, Open: func(b *testing.B, f benchmarks.Face, cache bool) benchmarks.Store {
 		c := new(counter)
-		s, be := openTest(b, connString(b), options{counter: c}, opts...)
-		b.Cleanup(func() { s.Close() })
-		return benchmarks.Store{
-			View: func(ns string) helmdriver.Driver { return s.Namespace(ns) },
-			Stored: func() int64 {
-				castest.WaitCommits(be)
-				st, err := s.Namespace("").Stats(context.Background())
-				if err != nil {
-					b.Fatal(err)
-				}
-				return st.StoredBytes()
-			},
-			AfterWrite: func(*testing.B, helmdriver.Driver, string, int) { castest.WaitCommits(be) },
-			Counters: func() map[string]float64 {
-				m := map[string]float64{"roundtrips/op": float64(c.RoundTrips())}
-				if ru := c.RequestCharge(); ru > 0 {
-					m["RU/op"] = ru
-				}
-				return m
-			},
+		var be *cas.Backend
+		s := benchmarks.OpenStore(b, f, cache, func(b *testing.B, cfg *driver.Config) driver.Backend {
+			cfg.Name, cfg.ConnectionString = Name, connString(b)
+			var err error
+			if be, err = open(context.Background(), cfg, options{counter: c, observe: itemSizes.observe}); err != nil {
+				b.Fatal(err)
+			}
+			return be
+		})
+		stored := s.Stored
+		s.Stored = func() int64 {
+			castest.WaitCommits(be)
+			return stored()
 		}
+		s.AfterWrite = func(*testing.B, string, int) { castest.WaitCommits(be) }
+		s.Counters = func() map[string]float64 {
+			m := map[string]float64{"roundtrips/op": float64(c.RoundTrips())}
+			if ru := c.RequestCharge(); ru > 0 {
+				m["RU/op"] = ru
+			}
+			return m
+		}
+		return s
 	}}
 }
 

@@ -15,11 +15,15 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+	rspb "helm.sh/helm/v4/pkg/release/v1"
+	helm4driver "helm.sh/helm/v4/pkg/storage/driver"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/benchmarks"
+	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
@@ -28,7 +32,9 @@ import (
 // server, on the 2.2 MB release of fixture.Stack, shaped like
 // kube-prometheus-stack (same chart every revision, new values, 3 of the
 // manifest's 5,900 lines changed), in sub-benchmarks named
-// <op>/crsplit and <op>/helm-secrets for benchstat; the read benchmarks run
+// <op>/crsplit/face=<helm3|helm4> and <op>/helm-secrets/face=<...> for
+// benchstat (face=helm4: crsplit through package helm4, Helm 4's Secrets
+// driver); the read benchmarks run
 // crsplit twice, as crsplit-cold (decoded-part cache off, as a fresh helm
 // process sees it) and crsplit-warm (the default cache, as a long-running
 // operator sees it).
@@ -184,90 +190,164 @@ func warmUpServer(b *testing.B, k *kubeenv.Server) {
 var bench = benchmarks.Bench{Targets: benchTargets, Revisions: revisionsOf}
 
 // benchTargets returns crsplit (crsplit-cold and crsplit-warm for the
-// reads) and Helm's Secrets driver, each on its own fresh namespace of the
+// reads) and Helm's Secrets driver, each through both faces (Helm 4's
+// Secrets driver for face=helm4), each on its own fresh namespace of the
 // shared server, opened once per benchmark; every run stores a release of
 // a fresh name and deletes it after.
 func benchTargets(b *testing.B) []benchmarks.Target {
 	k := cluster(b)
 	warmUp.Do(func() { warmUpServer(b, k) })
-	crsplitStore := func(opts ...helm3.Option) benchmarks.Store {
+	crsplitStore := func(f benchmarks.Face, cache bool) benchStore {
 		ns := newNamespace(b, k)
 		w := &writtenBytes{size: jsonSize}
-		cfg := k.Config(kubeenv.Admin)
+		var be driver.Backend
+		s := benchmarks.OpenStore(b, f, cache, func(b *testing.B, cfg *driver.Config) driver.Backend {
+			rc := k.Config(kubeenv.Admin)
+			rc.Wrap(w.wrap)
+			cfg.Name, cfg.RESTClientGetter = Name, rc
+			var err error
+			if be, err = Open(ctxT(b), cfg); err != nil {
+				b.Fatal(err)
+			}
+			return be
+		})
+		wait := func() { castest.WaitCommits(be.(*cas.Backend)) }
+		return written(viewIn(s, ns), w, wait)
+	}
+	secretsStore := func(f benchmarks.Face) benchStore {
+		ns := newNamespace(b, k)
+		w := &writtenBytes{size: secretSize}
+		cfg := k.Config(kubeenv.Admin) // as Helm's client: client-go's defaults
 		cfg.Wrap(w.wrap)
-		s, err := openStore(ctxT(b), cfg, opts...)
+		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { s.Close() })
-		return written(s.Namespace(ns), w, kubeBackendOf(s).WaitCommits)
+		var s benchmarks.Store
+		if f == benchmarks.Helm4 {
+			d := helm4driver.NewSecrets(cs.CoreV1().Secrets(ns))
+			s.View4 = func(string) helm4driver.Driver { return d }
+		} else {
+			d := helmdriver.NewSecrets(cs.CoreV1().Secrets(ns))
+			s.View = func(string) helmdriver.Driver { return d }
+		}
+		return written(s, w, func() {})
 	}
-	cold, warm := crsplitStore(helm3.WithCacheBytes(0)), crsplitStore()
-	ns := newNamespace(b, k)
-	w := &writtenBytes{size: secretSize}
-	cfg := k.Config(kubeenv.Admin) // as Helm's client: client-go's defaults
-	cfg.Wrap(w.wrap)
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
+	type stores struct{ cold, warm, secrets benchStore }
+	byFace := map[benchmarks.Face]stores{}
+	for _, f := range benchmarks.Faces {
+		byFace[f] = stores{crsplitStore(f, false), crsplitStore(f, true), secretsStore(f)}
 	}
-	secrets := written(helmdriver.NewSecrets(cs.CoreV1().Secrets(ns)), w, func() {})
 	return []benchmarks.Target{
-		{Name: "crsplit", ColdWarm: true, Open: func(b *testing.B, cache bool) benchmarks.Store {
+		{Name: "crsplit", ColdWarm: true, Open: func(b *testing.B, f benchmarks.Face, cache bool) benchmarks.Store {
 			if cache {
-				return run(b, warm)
+				return run(b, byFace[f].warm)
 			}
-			return run(b, cold)
+			return run(b, byFace[f].cold)
 		}},
-		{Name: "helm-secrets", Open: func(b *testing.B, _ bool) benchmarks.Store { return run(b, secrets) }},
+		{Name: "helm-secrets", Open: func(b *testing.B, f benchmarks.Face, _ bool) benchmarks.Store { return run(b, byFace[f].secrets) }},
 	}
 }
 
-// written is a benchmark store over d, whose bytes written w counts: each
-// write's (after settle, which waits for the work a driver does after an
-// operation returns, such as crsplit's background commits), not those of
-// the revisions deleted to keep at most historyMax.
-func written(d helmdriver.Driver, w *writtenBytes, settle func()) benchmarks.Store {
+// viewIn is s with every view scoped to namespace ns.
+func viewIn(s benchmarks.Store, ns string) benchmarks.Store {
+	if v := s.View; v != nil {
+		d := v(ns)
+		s.View = func(string) helmdriver.Driver { return d }
+	}
+	if v := s.View4; v != nil {
+		d := v(ns)
+		s.View4 = func(string) helm4driver.Driver { return d }
+	}
+	return s
+}
+
+// benchStore is a benchmark store and, through its face, what the
+// benchmarks' bookkeeping does outside the timer: delete a revision, find
+// the revisions of a release.
+type benchStore struct {
+	benchmarks.Store
+	del      func(key string) error
+	versions func(name string) ([]int, error)
+}
+
+// written is a benchmark store over s (one view for every namespace),
+// whose bytes written w counts: each write's (after settle, which waits
+// for the work a driver does after an operation returns, such as
+// crsplit's background commits), not those of the revisions deleted to
+// keep at most historyMax.
+func written(s benchmarks.Store, w *writtenBytes, settle func()) benchStore {
+	bs := benchStore{Store: s}
+	if s.View4 != nil {
+		d := s.View4("")
+		bs.del = func(key string) error { _, err := d.Delete(key); return err }
+		bs.versions = func(name string) ([]int, error) {
+			rs, err := d.Query(map[string]string{"name": name, "owner": "helm"})
+			if errors.Is(err, helm4driver.ErrReleaseNotFound) {
+				err = nil
+			}
+			var vs []int
+			for _, r := range rs {
+				if v1, ok := r.(*rspb.Release); ok {
+					vs = append(vs, v1.Version)
+				} else {
+					return nil, fmt.Errorf("query %s: a %T", name, r)
+				}
+			}
+			return vs, err
+		}
+	} else {
+		d := s.View("")
+		bs.del = func(key string) error { _, err := d.Delete(key); return err }
+		bs.versions = func(name string) ([]int, error) {
+			rs, err := d.Query(map[string]string{"name": name, "owner": "helm"})
+			if errors.Is(err, helmdriver.ErrReleaseNotFound) {
+				err = nil
+			}
+			var vs []int
+			for _, r := range rs {
+				vs = append(vs, r.Version)
+			}
+			return vs, err
+		}
+	}
 	var total int64
 	stored := func() int64 {
 		settle()
 		total += w.take()
 		return total
 	}
-	return benchmarks.Store{
-		View:   func(string) helmdriver.Driver { return d },
-		Stored: stored,
-		AfterWrite: func(b *testing.B, d helmdriver.Driver, name string, v int) {
-			stored()
-			if v > historyMax {
-				if _, err := d.Delete(key(name, v-historyMax)); err != nil {
-					b.Fatal(err)
-				}
+	bs.Stored = stored
+	bs.AfterWrite = func(b *testing.B, name string, v int) {
+		stored()
+		if v > historyMax {
+			if err := bs.del(key(name, v-historyMax)); err != nil {
+				b.Fatal(err)
 			}
-			w.take()
-		},
+		}
+		w.take()
 	}
+	return bs
 }
 
 // run is s for one run of a benchmark: a release of a fresh name, deleted
 // after the run, so that the next run (-count, or the testing package's
 // own reruns) starts from the same state (otherwise the shared chart would
 // carry the owners of every earlier run).
-func run(b *testing.B, s benchmarks.Store) benchmarks.Store {
+func run(b *testing.B, s benchStore) benchmarks.Store {
 	s.Release = freshName()
-	d := s.View("")
 	b.Cleanup(func() {
-		rs, err := d.Query(map[string]string{"name": s.Release, "owner": "helm"})
-		if err != nil && !errors.Is(err, helm3.ErrReleaseNotFound) {
+		vs, err := s.versions(s.Release)
+		if err != nil {
 			b.Fatal(err)
 		}
-		for _, r := range rs {
-			if _, err := d.Delete(key(r.Name, r.Version)); err != nil && !errors.Is(err, helm3.ErrReleaseNotFound) {
+		for _, v := range vs {
+			if err := s.del(key(s.Release, v)); err != nil && !errors.Is(err, helmdriver.ErrReleaseNotFound) && !errors.Is(err, helm4driver.ErrReleaseNotFound) {
 				b.Fatal(err)
 			}
 		}
 	})
-	return s
+	return s.Store
 }
 
 // stack is the chart shaped like kube-prometheus-stack that the benchmarks

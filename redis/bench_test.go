@@ -1,9 +1,11 @@
 package redis_test
 
 import (
+	"context"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/redis"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
@@ -12,15 +14,22 @@ import (
 // The benchmarks run Helm's SQL driver on the local PostgreSQL and this
 // backend on a standalone Redis and on a 3-primary Cluster, in the same run,
 // on the same fixtures as sql's benchmarks (the kube-prometheus-stack-shaped
-// release of fixture.Stack, ~2.2 MB of JSON), through benchmarks.Bench.
+// release of fixture.Stack, ~2.2 MB of JSON), through benchmarks.Bench:
+// each through Helm 3 (face=helm3) and Helm 4 (face=helm4, Helm 4's SQL
+// driver for helm-sql).
 
 var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 
 // redisTarget is this backend on the server base names, under a fresh key
 // prefix for every run.
 func redisTarget(name string, base func(testing.TB) string) benchmarks.Target {
-	return benchmarks.StoreTarget(name, func(b *testing.B, opts ...helm3.Option) helm3.Store {
-		return openStore(b, withPrefix(b, base(b)), opts...)
+	return benchmarks.StoreTarget(name, func(b *testing.B, cfg *driver.Config) driver.Backend {
+		cfg.Name, cfg.ConnectionString = redis.Name, withPrefix(b, base(b))
+		be, err := redis.Open(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return be
 	})
 }
 
@@ -34,7 +43,7 @@ func benchTargets(*testing.B) []benchmarks.Target {
 
 // Each benchmark runs its benchmarks.Bench method (see there what it
 // times) on Helm's SQL driver, then on redis and redis-cluster, cold and
-// warm for the reads.
+// warm for the reads, each through both faces.
 
 // BenchmarkCreate: one values-only revision of the 2.2 MB release per op.
 func BenchmarkCreate(b *testing.B) { bench.Create(b) }

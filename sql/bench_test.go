@@ -5,14 +5,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // The benchmarks are benchmarks.Bench's, on Helm's own SQL driver and on
 // each of our dialects (postgres and mysql on the local servers, sqlite in
-// a file), in the same run, on the 2.2 MB release of fixture.Stack.
+// a file), in the same run, on the 2.2 MB release of fixture.Stack; each
+// through Helm 3 (face=helm3: our helm3 face, Helm 3's SQL driver) and
+// Helm 4 (face=helm4: our helm4 face, Helm 4's SQL driver).
 var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 
 // BenchmarkCreate stores one values-only upgrade of the 2.2 MB release per
@@ -29,16 +31,18 @@ func TestMain(m *testing.M) { benchmarks.Main(m) }
 // ourTarget is our store registered as name, on a fresh database conn
 // names for every run.
 func ourTarget(name string, conn func(b *testing.B) string) benchmarks.Target {
-	return benchmarks.StoreTarget(name, func(b *testing.B, opts ...helm3.Option) helm3.Store {
-		s, err := helm3.Open(context.Background(), name, conn(b), opts...)
+	return benchmarks.StoreTarget(name, func(b *testing.B, cfg *driver.Config) driver.Backend {
+		cfg.Name, cfg.ConnectionString = name, conn(b)
+		be, err := driver.Open(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return s
+		return be
 	})
 }
 
-// benchTargets are Helm's SQL driver and our three dialects.
+// benchTargets are Helm's SQL driver (Helm 3's and Helm 4's) and our three
+// dialects, each through both faces.
 func benchTargets(b *testing.B) []benchmarks.Target {
 	return []benchmarks.Target{
 		benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged),

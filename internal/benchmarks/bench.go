@@ -1,21 +1,19 @@
 // Package benchmarks is the benchmark loop every backend's benchmarks share
-// (writes, reads cold and warm, bytes per revision), run beside Helm's own
-// SQL driver (HelmSQLTarget) in the same process, so that every backend
-// measures the same operations on the same releases. The providers'
-// bench_test.go files use it; it is for benchmarks only (it imports
-// testing).
+// (writes, reads cold and warm, bytes per revision), run through both Helm
+// faces (helm3 and helm4) and beside Helm's own SQL driver of each Helm
+// (HelmSQLTarget) in the same process, so that every backend measures the
+// same operations on the same releases. The providers' bench_test.go files
+// use it; it is for benchmarks only (it imports testing).
 package benchmarks
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage"
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+	helm4driver "helm.sh/helm/v4/pkg/storage/driver"
 
-	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/cputime"
 	"github.com/helmstore/helmstore/internal/fixture"
 )
@@ -24,7 +22,9 @@ import (
 // measure the same operations on the same releases and compare with Helm's
 // own drivers in the same run: each of its methods is the body of one
 // benchmark (Create, Upgrade, Get, History, Deployed, List), with one
-// sub-benchmark per target, named after it. Use it as
+// sub-benchmark per target (and per cold or warm cache), and in it one per
+// Face, named face=helm3 and face=helm4 (benchstat -col /face sets the two
+// side by side). Use it as
 //
 //	var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 //
@@ -34,6 +34,9 @@ import (
 // per revision, from Store.Stored; with CPU set every benchmark also
 // reports cpu-ms/op, the process's CPU time per operation; Store.Counters
 // adds counts of the store's own (round trips, request charge) per operation.
+//
+// Both faces store the same releases: the Helm 4 runs take the revisions in
+// Helm 4's types, converted by fixture.Helm4 before the timer starts.
 type Bench struct {
 	// Targets returns the stores to compare, in the order their
 	// sub-benchmarks run. It is called once per benchmark, with the
@@ -52,12 +55,26 @@ type Bench struct {
 	CPU bool
 }
 
+// Face is the Helm a sub-benchmark talks to a store through: its driver
+// interface and release types.
+type Face string
+
+// The two faces, in the order their sub-benchmarks run.
+const (
+	Helm3 Face = "helm3" // helm.sh/helm/v3's driver.Driver (package helm3, Helm 3's own drivers)
+	Helm4 Face = "helm4" // helm.sh/helm/v4's driver.Driver (package helm4, Helm 4's own drivers)
+)
+
+// Faces are both faces, in the order their sub-benchmarks run.
+var Faces = []Face{Helm3, Helm4}
+
 // Target is one store the benchmarks run on: a helmstore backend, or
-// the Helm driver it is compared with.
+// the Helm driver it is compared with, each through both faces.
 type Target struct {
 	// Name names the target's sub-benchmarks: Name for the write
 	// benchmarks, Name-cold and Name-warm for the reads of a ColdWarm
-	// target, Name for the reads of any other.
+	// target, Name for the reads of any other; each has a sub-benchmark
+	// per face, face=helm3 and face=helm4.
 	Name string
 
 	// ColdWarm runs the read benchmarks twice: on a store without part
@@ -65,18 +82,23 @@ type Target struct {
 	// default cache (Name-warm, as a long-running operator reads).
 	ColdWarm bool
 
-	// Open returns the store one run of a sub-benchmark uses, empty of the
-	// release it names, with its part cache on or off (cache is true for
-	// the write benchmarks and for Name-warm). Open may return views of a
-	// store it opened before, as long as Store.Release names a
-	// release no earlier run used (and b.Cleanup removes it).
-	Open func(b *testing.B, cache bool) Store
+	// Open returns the store one run of a sub-benchmark uses through face
+	// (its View for Helm3, its View4 for Helm4), empty of the release it
+	// names, with its part cache on or off (cache is true for the write
+	// benchmarks and for Name-warm). Open may return views of a store it
+	// opened before, as long as Store.Release names a release no earlier
+	// run used (and b.Cleanup removes it).
+	Open func(b *testing.B, face Face, cache bool) Store
 }
 
 // Store is the store of one run of a sub-benchmark.
 type Store struct {
-	// View returns the store scoped to namespace ns ("" for all).
+	// View returns the store scoped to namespace ns ("" for all), as a
+	// Helm 3 driver: set for the Helm3 face.
 	View func(ns string) helmdriver.Driver
+
+	// View4 is View as a Helm 4 driver: set for the Helm4 face.
+	View4 func(ns string) helm4driver.Driver
 
 	// Release names the release the benchmark stores ("" for "app").
 	Release string
@@ -90,7 +112,7 @@ type Store struct {
 	// release name, outside the timer (and outside cpu-ms/op only where CPU
 	// is off): to wait for a store's background work, count what it
 	// wrote, or delete old revisions.
-	AfterWrite func(b *testing.B, d helmdriver.Driver, name string, v int)
+	AfterWrite func(b *testing.B, name string, v int)
 
 	// Counters, if set, returns running totals by metric unit (such as
 	// "roundtrips/op"); each benchmark reports their growth over the
@@ -146,12 +168,19 @@ func (bn Bench) timed(b *testing.B, s Store, op func(i int) error, after func(i 
 	}
 }
 
+// faces runs run once per face, as sub-benchmark face=<face> of sub.
+func faces(b *testing.B, sub string, run func(b *testing.B, f Face)) {
+	b.Run(sub, func(b *testing.B) {
+		for _, f := range Faces {
+			b.Run("face="+string(f), func(b *testing.B) { run(b, f) })
+		}
+	})
+}
+
 // Create stores one values-only upgrade of the 2.2 MB release per op
 // (revision 1 stored first) and reports the bytes each revision adds.
 func (bn Bench) Create(b *testing.B) {
-	bn.writes(b, false, func(d helmdriver.Driver, name string, v int, r, prev *release.Release) error {
-		return d.Create(benchKey(name, v), r)
-	})
+	bn.writes(b, false, func(c client, i int) error { return c.create(i + 1) })
 }
 
 // Upgrade writes per op what a values-only `helm upgrade` writes to
@@ -159,33 +188,35 @@ func (bn Bench) Create(b *testing.B) {
 // superseded, the new one marked deployed; it reports the bytes each
 // upgrade adds.
 func (bn Bench) Upgrade(b *testing.B) {
-	bn.writes(b, true, func(d helmdriver.Driver, name string, v int, r, prev *release.Release) error {
-		r.Info.Status = release.StatusPendingUpgrade
-		if err := d.Create(benchKey(name, v), r); err != nil {
+	bn.writes(b, true, func(c client, i int) error {
+		c.setStatus(i+1, release.StatusPendingUpgrade)
+		if err := c.create(i + 1); err != nil {
 			return err
 		}
-		prev.Info.Status = release.StatusSuperseded
-		if err := d.Update(benchKey(name, v-1), prev); err != nil {
+		c.setStatus(i, release.StatusSuperseded)
+		if err := c.update(i); err != nil {
 			return err
 		}
-		r.Info.Status = release.StatusDeployed
-		return d.Update(benchKey(name, v), r)
+		c.setStatus(i+1, release.StatusDeployed)
+		return c.update(i + 1)
 	})
 }
 
-// writes stores revision 1 (deployed if deployFirst), then times write of
-// revision v = 2, 3, ... (r, after prev) per op, on each target with its
-// cache on, reporting B/rev.
-func (bn Bench) writes(b *testing.B, deployFirst bool, write func(d helmdriver.Driver, name string, v int, r, prev *release.Release) error) {
+// writes stores revision 1 (deployed if deployFirst), then times write(c,
+// i) per op, which writes revision i+2 (index i+1 of the loaded revisions)
+// after revision i+1 (index i), on each target with its cache on,
+// reporting B/rev.
+func (bn Bench) writes(b *testing.B, deployFirst bool, write func(c client, i int) error) {
 	for _, t := range bn.Targets(b) {
-		b.Run(t.Name, func(b *testing.B) {
-			s := t.Open(b, true)
-			d, name := s.View("default"), s.release()
+		faces(b, t.Name, func(b *testing.B, f Face) {
+			s := t.Open(b, f, true)
+			name := s.release()
 			rs := bn.revisions(name, "default", b.N+1)
 			if deployFirst {
 				rs[0].Info.Status = release.StatusDeployed
 			}
-			if err := d.Create(benchKey(name, 1), rs[0]); err != nil {
+			c := newClient(f, s, "default", rs)
+			if err := c.create(0); err != nil {
 				b.Fatal(err)
 			}
 			var before int64
@@ -194,9 +225,9 @@ func (bn Bench) writes(b *testing.B, deployFirst bool, write func(d helmdriver.D
 			}
 			var after func(i int)
 			if s.AfterWrite != nil {
-				after = func(i int) { s.AfterWrite(b, d, name, i+2) }
+				after = func(i int) { s.AfterWrite(b, name, i+2) }
 			}
-			bn.timed(b, s, func(i int) error { return write(d, name, i+2, rs[i+1], rs[i]) }, after)
+			bn.timed(b, s, func(i int) error { return write(c, i) }, after)
 			if s.Stored != nil {
 				b.ReportMetric(float64(s.Stored()-before)/float64(b.N), "B/rev")
 			}
@@ -207,19 +238,21 @@ func (bn Bench) writes(b *testing.B, deployFirst bool, write func(d helmdriver.D
 // reads runs read on each target, cold and warm for a ColdWarm one, after
 // storing 20 revisions of the 2.2 MB release and calling read once (which
 // warms a warm store's cache).
-func (bn Bench) reads(b *testing.B, read func(d helmdriver.Driver, name string) error) {
+func (bn Bench) reads(b *testing.B, read func(c client, name string) error) {
 	for _, t := range bn.Targets(b) {
 		run := func(sub string, cache bool) {
-			b.Run(sub, func(b *testing.B) {
-				s := t.Open(b, cache)
-				d, name := s.View("default"), s.release()
-				for _, r := range bn.history(name) {
-					if err := d.Create(benchKey(r.Name, r.Version), r); err != nil {
+			faces(b, sub, func(b *testing.B, f Face) {
+				s := t.Open(b, f, cache)
+				name := s.release()
+				rs := bn.history(name)
+				c := newClient(f, s, "default", rs)
+				for i := range rs {
+					if err := c.create(i); err != nil {
 						b.Fatal(err)
 					}
 				}
-				read(d, name)
-				bn.timed(b, s, func(int) error { return read(d, name) }, nil)
+				read(c, name)
+				bn.timed(b, s, func(int) error { return read(c, name) }, nil)
 			})
 		}
 		if !t.ColdWarm {
@@ -245,22 +278,16 @@ func (bn Bench) history(name string) []*release.Release {
 
 // Get reads the latest of 20 revisions.
 func (bn Bench) Get(b *testing.B) {
-	bn.reads(b, func(d helmdriver.Driver, name string) error {
-		r, err := d.Get(benchKey(name, 20))
-		if err == nil && r.Chart == nil {
-			err = fmt.Errorf("get %s: no chart", benchKey(name, 20))
-		}
-		return err
-	})
+	bn.reads(b, func(c client, name string) error { return c.get(benchKey(name, 20)) })
 }
 
 // History reads the 20 revisions of a release, as `helm history` and
 // every `helm upgrade` do.
 func (bn Bench) History(b *testing.B) {
-	bn.reads(b, func(d helmdriver.Driver, name string) error {
-		rs, err := storage.Init(d).History(name)
-		if err == nil && len(rs) != 20 {
-			err = fmt.Errorf("history: %d revisions, want 20", len(rs))
+	bn.reads(b, func(c client, name string) error {
+		n, err := c.history(name)
+		if err == nil && n != 20 {
+			err = fmt.Errorf("history: %d revisions, want 20", n)
 		}
 		return err
 	})
@@ -269,10 +296,10 @@ func (bn Bench) History(b *testing.B) {
 // Deployed finds the deployed revision among 20, as `helm upgrade`,
 // `helm status` and `helm get` do.
 func (bn Bench) Deployed(b *testing.B) {
-	bn.reads(b, func(d helmdriver.Driver, name string) error {
-		r, err := storage.Init(d).Deployed(name)
-		if err == nil && r.Version != 20 {
-			err = fmt.Errorf("deployed: revision %d, want 20", r.Version)
+	bn.reads(b, func(c client, name string) error {
+		v, err := c.deployed(name)
+		if err == nil && v != 20 {
+			err = fmt.Errorf("deployed: revision %d, want 20", v)
 		}
 		return err
 	})
@@ -290,18 +317,18 @@ func (bn Bench) List(b *testing.B) {
 	}
 	for _, t := range bn.Targets(b) {
 		run := func(sub string, cache bool) {
-			b.Run(sub, func(b *testing.B) {
-				s := t.Open(b, cache)
-				for _, r := range rs {
-					if err := s.View(r.Namespace).Create(benchKey(r.Name, 1), r); err != nil {
+			faces(b, sub, func(b *testing.B, f Face) {
+				s := t.Open(b, f, cache)
+				c := newClient(f, s, "", rs)
+				for i, r := range rs {
+					if err := c.createIn(r.Namespace, i); err != nil {
 						b.Fatal(err)
 					}
 				}
-				all := s.View("")
 				list := func(int) error {
-					got, err := all.List(func(*release.Release) bool { return true })
-					if err == nil && len(got) != 200 {
-						err = fmt.Errorf("list: %d releases, want 200", len(got))
+					n, err := c.list()
+					if err == nil && n != 200 {
+						err = fmt.Errorf("list: %d releases, want 200", n)
 					}
 					return err
 				}
@@ -316,27 +343,4 @@ func (bn Bench) List(b *testing.B) {
 		run(t.Name+"-cold", false)
 		run(t.Name+"-warm", true)
 	}
-}
-
-// StoreTarget is a helmstore store as a benchmark target named name, cold
-// and warm for the reads: open returns a new, empty store with opts (the
-// cold one gets helm3.WithCacheBytes(0)) for each run, which the run
-// closes after. B/rev is the growth of the store's Stats (heads and parts).
-func StoreTarget(name string, open func(b *testing.B, opts ...helm3.Option) helm3.Store) Target {
-	return Target{Name: name, ColdWarm: true, Open: func(b *testing.B, cache bool) Store {
-		var opts []helm3.Option
-		if !cache {
-			opts = append(opts, helm3.WithCacheBytes(0))
-		}
-		s := open(b, opts...)
-		b.Cleanup(func() { s.Close() })
-		stored := func() int64 {
-			st, err := s.Namespace("").Stats(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
-			return st.StoredBytes()
-		}
-		return Store{View: func(ns string) helmdriver.Driver { return s.Namespace(ns) }, Stored: stored}
-	}}
 }
