@@ -66,7 +66,7 @@ func (Codec) DecodeChart(raw []byte) (codec.ChartPart, error) { return decodeCha
 // the charts built on one shared have in common.
 func (Codec) Assemble(head []byte, chart codec.ChartPart, shared any, values, manifest *codec.Decoded, labels map[string]string) (*rspb.Release, error) {
 	rls := new(rspb.Release)
-	if err := json.Unmarshal(head, rls); err != nil {
+	if err := decodeHead(head, rls); err != nil {
 		return nil, fmt.Errorf("%w: head: %v", codec.ErrCorrupt, err)
 	}
 	if chart != nil {
