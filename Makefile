@@ -84,8 +84,10 @@ bench-smoke:
 		exit $$s; \
 	fi
 
-## bench: the benchmarks behind the tables of docs/benchmarks.md (our stores beside Helm's own drivers),
-## six samples each for benchstat (go run golang.org/x/perf/cmd/benchstat@latest bench-*.txt).
+## bench: the benchmarks behind the tables of docs/benchmarks.md (our stores beside Helm's own drivers,
+## each through Helm 3 and Helm 4: sub-benchmarks .../face=helm3 and .../face=helm4), six samples each
+## for benchstat (go run golang.org/x/perf/cmd/benchstat@latest bench-*.txt; with -col /face, the two
+## Helms side by side).
 bench:
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 1s ./sql/ > bench-sql.txt; s=$$?; cat bench-sql.txt; exit $$s
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 30x ./crsplit/ > bench-crsplit.txt; s=$$?; cat bench-crsplit.txt; exit $$s

@@ -1,8 +1,12 @@
 package helm4codec
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
@@ -80,85 +84,105 @@ func decodeHead(head []byte, rls *rspb.Release) error {
 	return nil
 }
 
-// stamp is a time member as Helm's UnmarshalJSON reads it: null and "" are
-// no time; set says whether one was given.
-type stamp struct {
-	t   time.Time
-	set bool
-}
-
-func (s *stamp) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" || string(b) == `""` {
-		return nil
+// The members an Info and a HookExecution may have to be decoded
+// directly, and the kind of value each may hold; the index of each names
+// its value in what plain returns.
+var (
+	infoMembers = []member{
+		{"first_deployed", timeValue}, {"last_deployed", timeValue}, {"deleted", timeValue},
+		{"description", stringValue}, {"status", stringValue}, {"notes", stringValue}, {"rollback_revision", intValue},
 	}
-	s.set = true
-	return s.t.UnmarshalJSON(b)
-}
-
-// infoMembers are the members of an Info decoded directly, and the kind of
-// value each may hold.
-var infoMembers = []member{
-	{"first_deployed", timeValue}, {"last_deployed", timeValue}, {"deleted", timeValue},
-	{"description", stringValue}, {"status", stringValue}, {"notes", stringValue}, {"rollback_revision", intValue},
-}
-
-// execMembers are those of a HookExecution.
-var execMembers = []member{{"started_at", timeValue}, {"completed_at", timeValue}, {"phase", stringValue}}
+	execMembers = []member{{"started_at", timeValue}, {"completed_at", timeValue}, {"phase", stringValue}}
+)
 
 func (i *info4) UnmarshalJSON(data []byte) error {
 	target := (*rspb.Info)(i)
-	if !plain(data, infoMembers) {
+	v, ok := plain(data, infoMembers)
+	if !ok {
 		return target.UnmarshalJSON(data)
 	}
-	var tmp struct {
-		FirstDeployed    stamp  `json:"first_deployed"`
-		LastDeployed     stamp  `json:"last_deployed"`
-		Deleted          stamp  `json:"deleted"`
-		Description      string `json:"description"`
-		Status           rcommon.Status `json:"status"`
-		RollbackRevision int    `json:"rollback_revision"`
-		Notes            string `json:"notes"`
-	}
-	if err := json.Unmarshal(data, &tmp); err != nil {
+	// Every value first, then all of them, as Helm's UnmarshalJSON copies
+	// its result only once it has one.
+	var first, last, deleted stamp
+	var desc, status, notes string
+	var rollback int
+	err := errors.Join(first.decode(v[0]), last.decode(v[1]), deleted.decode(v[2]),
+		decodeString(v[3], &desc), decodeString(v[4], &status), decodeString(v[5], &notes), decodeInt(v[6], &rollback))
+	if err != nil {
 		return err
 	}
-	// As Helm's UnmarshalJSON copies its result.
-	if tmp.FirstDeployed.set {
-		target.FirstDeployed = tmp.FirstDeployed.t
-	}
-	if tmp.LastDeployed.set {
-		target.LastDeployed = tmp.LastDeployed.t
-	}
-	if tmp.Deleted.set {
-		target.Deleted = tmp.Deleted.t
-	}
-	target.Description = tmp.Description
-	target.Status = tmp.Status
-	target.RollbackRevision = tmp.RollbackRevision
-	target.Notes = tmp.Notes
+	first.apply(&target.FirstDeployed)
+	last.apply(&target.LastDeployed)
+	deleted.apply(&target.Deleted)
+	target.Description, target.Status, target.RollbackRevision, target.Notes = desc, rcommon.Status(status), rollback, notes
 	target.Resources = nil
 	return nil
 }
 
 func (e *exec4) UnmarshalJSON(data []byte) error {
 	target := (*rspb.HookExecution)(e)
-	if !plain(data, execMembers) {
+	v, ok := plain(data, execMembers)
+	if !ok {
 		return target.UnmarshalJSON(data)
 	}
-	var tmp struct {
-		StartedAt   stamp  `json:"started_at"`
-		CompletedAt stamp  `json:"completed_at"`
-		Phase       rspb.HookPhase `json:"phase"`
-	}
-	if err := json.Unmarshal(data, &tmp); err != nil {
+	var started, completed stamp
+	var phase string
+	if err := errors.Join(started.decode(v[0]), completed.decode(v[1]), decodeString(v[2], &phase)); err != nil {
 		return err
 	}
-	if tmp.StartedAt.set {
-		target.StartedAt = tmp.StartedAt.t
-	}
-	if tmp.CompletedAt.set {
-		target.CompletedAt = tmp.CompletedAt.t
-	}
-	target.Phase = tmp.Phase
+	started.apply(&target.StartedAt)
+	completed.apply(&target.CompletedAt)
+	target.Phase = rspb.HookPhase(phase)
 	return nil
+}
+
+// stamp is a time member as Helm's UnmarshalJSON reads it: absent, null
+// and "" are no time; set says whether one was given.
+type stamp struct {
+	t   time.Time
+	set bool
+}
+
+// decode reads the value v of a time member (nil for an absent one).
+func (s *stamp) decode(v []byte) error {
+	if v == nil || string(v) == "null" || string(v) == `""` {
+		return nil
+	}
+	s.set = true
+	return s.t.UnmarshalJSON(v)
+}
+
+// apply sets *t to the time given, if one was.
+func (s *stamp) apply(t *time.Time) {
+	if s.set {
+		*t = s.t
+	}
+}
+
+// decodeString reads the value v of a string member (nil for an absent
+// one; null is "", as json leaves a string): a string without escapes
+// that is valid UTF-8 as it is, any other through encoding/json.
+func decodeString(v []byte, s *string) error {
+	if v == nil || string(v) == "null" {
+		*s = ""
+		return nil
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		*s = string(inner)
+		return nil
+	}
+	return json.Unmarshal(v, s)
+}
+
+// decodeInt reads the value v of an integer member (nil for an absent one,
+// null is 0): plain made sure it is at most 15 digits.
+func decodeInt(v []byte, n *int) error {
+	if v == nil || string(v) == "null" {
+		*n = 0
+		return nil
+	}
+	var err error
+	*n, err = strconv.Atoi(string(v))
+	return err
 }

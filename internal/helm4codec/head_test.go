@@ -104,14 +104,14 @@ func TestDecodeHeadFastPath(t *testing.T) {
 		if err := json.Unmarshal(cases[name], &raw); err != nil {
 			t.Fatal(err)
 		}
-		if !plain(raw.Info, infoMembers) {
+		if _, ok := plain(raw.Info, infoMembers); !ok {
 			t.Errorf("%s: its info is not plain: %s", name, raw.Info)
 		}
 		if len(raw.Hooks) == 0 {
 			t.Fatalf("%s: no hooks", name)
 		}
 		for _, h := range raw.Hooks {
-			if !plain(h.LastRun, execMembers) {
+			if _, ok := plain(h.LastRun, execMembers); !ok {
 				t.Errorf("%s: a last_run is not plain: %s", name, h.LastRun)
 			}
 		}

@@ -15,62 +15,67 @@ type member struct {
 	kind valueKind
 }
 
+// maxMembers bounds the members of an object plain reads.
+const maxMembers = 8
+
 // plain reports whether data, a valid JSON value (as an UnmarshalJSON
 // receives it), is an object whose every member is one of members (at most
-// 64), named exactly so (no escape in its name), at most once, with a value
-// of its kind.
-func plain(data []byte, members []member) bool {
+// maxMembers), named exactly so (no escape in its name), at most once, with
+// a value of its kind; vals holds each member's value by its index in
+// members (nil where it is absent).
+func plain(data []byte, members []member) (vals [maxMembers][]byte, ok bool) {
 	i := space(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return false
+		return vals, false
 	}
 	var seen uint64 // by the member's index in members
 	i = space(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		return true
+		return vals, space(data, i+1) == len(data)
 	}
 	for i < len(data) {
 		// A name: a string without escapes.
 		if data[i] != '"' {
-			return false
+			return vals, false
 		}
 		end, escaped := stringEnd(data, i)
 		if escaped || end < 0 {
-			return false
+			return vals, false
 		}
 		m := find(members, data[i+1:end-1])
 		if m < 0 {
-			return false
+			return vals, false
 		}
 		kind := members[m].kind
 		bit := uint64(1) << m
 		if seen&bit != 0 {
-			return false
+			return vals, false
 		}
 		seen |= bit
 		i = space(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return false
+			return vals, false
 		}
 		i = space(data, i+1)
 		end, ok := valueOf(data, i, kind)
 		if !ok {
-			return false
+			return vals, false
 		}
+		vals[m] = data[i:end]
 		i = space(data, end)
 		if i >= len(data) {
-			return false
+			return vals, false
 		}
 		switch data[i] {
 		case '}':
-			return space(data, i+1) == len(data)
+			return vals, space(data, i+1) == len(data)
 		case ',':
 			i = space(data, i+1)
 		default:
-			return false
+			return vals, false
 		}
 	}
-	return false
+	return vals, false
 }
 
 // find returns the index in members of the member named name, or -1.
