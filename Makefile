@@ -74,7 +74,7 @@ kube:
 ## bench-smoke: every benchmark once, to prove they run. Quiet when they pass; when one
 ## fails, the output of the failing packages (the benchmark's log and failure).
 bench-smoke:
-	@echo "bench-smoke: every benchmark once (-benchtime 1x), quietly (about 5 minutes; the output is shown only if one fails)"
+	@echo "bench-smoke: every benchmark once (-benchtime 1x), through both Helms where a backend has them, quietly (about 5-7 minutes; the output is shown only if one fails)"
 	@out=$$(mktemp "$${TMPDIR:-/tmp}/helmstore-bench-smoke.XXXXXX"); \
 	if $(GO) test -count=1 -run '^$$' -bench '$(BENCH)' -benchtime 1x ./... >"$$out" 2>&1; then \
 		rm -f "$$out"; echo "bench-smoke: every benchmark ran"; \

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/redis"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/redis"
 )
 
 // The benchmarks run Helm's SQL driver on the local PostgreSQL and this

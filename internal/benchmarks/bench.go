@@ -36,7 +36,7 @@ import (
 // adds counts of the store's own (round trips, request charge) per operation.
 //
 // Both faces store the same releases: the Helm 4 runs take the revisions in
-// Helm 4's types, converted by fixture.Helm4 before the timer starts.
+// Helm 4's types, converted by fixture4.Helm4 before the timer starts.
 type Bench struct {
 	// Targets returns the stores to compare, in the order their
 	// sub-benchmarks run. It is called once per benchmark, with the

@@ -12,7 +12,7 @@ import (
 	storage4 "helm.sh/helm/v4/pkg/storage"
 	helm4driver "helm.sh/helm/v4/pkg/storage/driver"
 
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/fixture/fixture4"
 )
 
 // client is one run's store through one face, in one namespace, over the
@@ -40,7 +40,7 @@ type client interface {
 // newClient returns s's client through face f in namespace ns over rs.
 func newClient(f Face, s Store, ns string, rs []*release.Release) client {
 	if f == Helm4 {
-		c := &client4{view: s.View4, views: map[string]helm4driver.Driver{}, rs: fixture.Helm4Releases(rs)}
+		c := &client4{view: s.View4, views: map[string]helm4driver.Driver{}, rs: fixture4.Helm4Releases(rs)}
 		c.d = c.in(ns)
 		return c
 	}

@@ -8,12 +8,13 @@ import (
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 
 	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/fixture/fixture4"
 )
 
 // stackHead is the head JSON of a revision of fixture.Stack, as Helm 4's
 // face stores it (the release without chart, values and manifest).
 func stackHead(b testing.TB) []byte {
-	r := fixture.Helm4(fixture.StackRevisions("bench", "default", 1)[0])
+	r := fixture4.Helm4(fixture.StackRevisions("bench", "default", 1)[0])
 	h := *r
 	h.Chart, h.Config, h.Manifest = nil, nil, ""
 	raw, err := json.Marshal(&h)
