@@ -79,11 +79,17 @@ func Redact(conn string) string { return driver.Redact(conn) }
 // swapHandler is the handler of a store's logger: it passes records to a
 // handler that Store.SetLogger replaces, for every view and for the backend,
 // which logs through the same Config.
-type swapHandler struct{ h atomic.Pointer[slog.Handler] }
+type swapHandler struct {
+	h atomic.Pointer[slog.Handler]
+	// logger is the one Logger over the handler: what Store.Logger and
+	// a Config's Logger return, built once.
+	logger *slog.Logger
+}
 
 func newSwapHandler(h slog.Handler) *swapHandler {
 	s := new(swapHandler)
 	s.set(h)
+	s.logger = slog.New(s)
 	return s
 }
 
@@ -129,6 +135,6 @@ func withSwap(cfg *driver.Config) (*driver.Config, *swapHandler) {
 	}
 	sw := newSwapHandler(h)
 	c := *cfg
-	c.Logger, c.Log = slog.New(sw), sw.logf
+	c.Logger, c.Log = sw.logger, sw.logf
 	return &c, sw
 }

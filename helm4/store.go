@@ -72,7 +72,7 @@ func (s *store) Stats(ctx context.Context) (Stats, error) {
 func (s *store) Close() error                      { return helmErr(s.v.Close()) }
 func (s *store) Collect(ctx context.Context) error { return helmErr(s.v.Collect(ctx)) }
 
-func (s *store) Logger() *slog.Logger     { return slog.New(s.log) }
+func (s *store) Logger() *slog.Logger     { return s.log.logger }
 func (s *store) SetLogger(h slog.Handler) { s.log.set(h) }
 
 func (s *store) Get(key string) (release.Releaser, error) {
