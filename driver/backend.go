@@ -42,14 +42,20 @@ type Head struct {
 	// ChartName, ChartVersion and AppVersion summarise the release's chart
 	// (from its metadata), and Updated and Description its info (when it
 	// was last deployed, RFC 3339 as Helm's JSON writes it, "" if never;
-	// its description), set by the engine on every write for backends
-	// that show them (crsplit's printer columns) whatever the size of the
-	// release: a backend showing them never needs to decode Body, which
-	// may be stored in pieces. The engine never reads them back: a backend
-	// need not store or return them. Everything else about a release is
-	// in Body and the parts.
+	// its description), set by the engine on every write whatever the
+	// size of the release: a backend showing them (crsplit's printer
+	// columns) never needs to decode Body, which may be stored in pieces.
+	// A backend stores them with the head and returns them from List,
+	// which serves summary listings from them alone; Heads and Delete
+	// need not return them. Everything else about a release is in Body
+	// and the parts.
 	ChartName, ChartVersion, AppVersion string
 	Updated, Description                string
+	// HasSummary, set by the engine on every write, says that the summary
+	// fields above were recorded: a backend stores it and returns it from
+	// List. A head stored before its backend kept the summary reads with
+	// it false, and the engine then reads that release whole to list it.
+	HasSummary bool
 
 	// Frames holds, by digest, the frames of those of the head's parts
 	// that the backend keeps with the head itself instead of as parts of
@@ -154,7 +160,7 @@ type Query struct {
 // on top of it: keys, namespaces, label validation (ReservedLabelPrefix
 // included), system labels, errors, CreatedAt and ModifiedAt, which parts
 // to read, verifying what is read.
-// A backend is a translation of these seven methods to a store; the helpers
+// A backend is a translation of these eight methods to a store; the helpers
 // of this package (Query.Matches, SortHeads, DiffParts, PlanDelete,
 // Head.DigestText, Chunks and JoinChunks, ...) hold the logic
 // every backend needs. Package memstore is a complete one to copy.
@@ -219,6 +225,17 @@ type Backend interface {
 	// another release's parts). A head with Err is removed too. It returns
 	// ErrReleaseNotFound if there is no such head.
 	Delete(ctx context.Context, namespace, key string, have func(Digest) bool) (*Head, map[Digest][]byte, error)
+
+	// List returns the heads q selects (ListQuery.Select), ordered by
+	// CompareHeads, with their index fields, labels and summary
+	// (HasSummary and the fields it vouches for), read from the store's
+	// indexes: no part, and no Body (which it need not return). It is
+	// what summary listings and dashboards call, and must not cost more
+	// than the heads it returns: a backend selects with its indexes
+	// (namespace, name prefix, after the cursor, the latest revision)
+	// as far as they go and filters the rest with Select. A head that
+	// cannot be read is returned with Err, as from Heads.
+	List(ctx context.Context, q ListQuery) ([]*Head, error)
 
 	// Stats reports what is stored in namespace ("": all).
 	Stats(ctx context.Context, namespace string) (Stats, error)

@@ -191,6 +191,7 @@ var suite = []suiteTest{
 	{"TwoStores", testTwoStores},
 	{"Deadlines", testDeadlines},
 	{"AccessDenied", testAccessDenied},
+	{"Summaries", testSummaries},
 }
 
 // parallel marks t parallel when the harness's stores are independent.

@@ -72,6 +72,11 @@ func (s *store4) Stats(ctx context.Context) (helm3.Stats, error) {
 	return st, err3(err)
 }
 
+func (s *store4) Summaries(ctx context.Context, q helm3.SummaryQuery) (helm3.SummaryPage, error) {
+	p, err := s.s.Summaries(ctx, q)
+	return p, err3(err)
+}
+
 func (s *store4) Close() error { return err3(s.s.Close()) }
 
 func (s *store4) Collect(ctx context.Context) error { return err3(helm4.Collect(ctx, s.s)) }

@@ -54,6 +54,10 @@ func (s *store) Stats(ctx context.Context) (Stats, error) {
 	st, err := s.v.Stats(ctx)
 	return st, helmErr(err)
 }
+func (s *store) Summaries(ctx context.Context, q SummaryQuery) (SummaryPage, error) {
+	p, err := s.v.Summaries(ctx, q)
+	return p, helmErr(err)
+}
 func (s *store) Close() error                      { return helmErr(s.v.Close()) }
 func (s *store) Collect(ctx context.Context) error { return helmErr(s.v.Collect(ctx)) }
 

@@ -24,9 +24,29 @@ type Store interface {
 	// namespaces for the "" view).
 	Stats(ctx context.Context) (Stats, error)
 
+	// Summaries returns a page of the summary listing q selects in this
+	// view's namespace (all namespaces for the "" view): what helm list
+	// prints and a dashboard shows of each release (or each revision),
+	// read from the store's index of heads alone, with no chart, values
+	// or manifest read or decoded: the listing to call where List would
+	// build every release only to show its name and status. Entries come
+	// by namespace, name and revision; SummaryQuery.Limit and PageToken
+	// page through them. A revision whose stored head cannot be read is
+	// skipped, as List skips it.
+	Summaries(ctx context.Context, q SummaryQuery) (SummaryPage, error)
+
 	// Close releases the pool. Closing any view closes the store.
 	Close() error
 }
 
 // Stats describes what a store holds (driver.Stats).
 type Stats = driver.Stats
+
+// SummaryQuery selects a summary listing (driver.SummaryQuery).
+type SummaryQuery = driver.SummaryQuery
+
+// SummaryPage is one page of a summary listing (driver.SummaryPage).
+type SummaryPage = driver.SummaryPage
+
+// Summary is one revision of a summary listing (driver.Summary).
+type Summary = driver.Summary

@@ -9,7 +9,7 @@
 // A space lives as long as a store is open on it.
 //
 // It is also the template for a new backend: a backend is a translation of
-// the seven methods of driver.Backend to a store, written with the public
+// the eight methods of driver.Backend to a store, written with the public
 // names of package driver only. Copy this package, replace the maps with the
 // store's own records, keep the structure:
 //

@@ -37,3 +37,15 @@ func (b *memBackend) Heads(ctx context.Context, q driver.Query) ([]*driver.Head,
 	driver.SortHeads(out)
 	return out, nil
 }
+
+// List returns the heads q selects with their summary. A real store reads
+// only the index fields and summary of the heads (columns, hash fields,
+// object fields), selecting with its indexes as far as they go; here every
+// head of the namespace is scanned and q.Select applies the query.
+func (b *memBackend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head, error) {
+	hs, err := b.Heads(ctx, driver.Query{Namespace: q.Namespace})
+	if err != nil {
+		return nil, err
+	}
+	return q.Select(hs), nil
+}

@@ -418,6 +418,7 @@ func (v *View[R]) head(key string, rls *R) (*driver.Head, *codec.Split, error) {
 	}
 	h.ChartName, h.ChartVersion, h.AppVersion = m.ChartName, m.ChartVersion, m.AppVersion
 	h.Updated, h.Description = m.Updated, m.Description
+	h.HasSummary = true
 	return h, split, nil
 }
 
