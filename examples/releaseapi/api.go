@@ -25,6 +25,8 @@
 //
 //	GET /releases                          every release, every namespace (latest revision each)
 //	GET /namespaces/{ns}/releases          the releases of one namespace
+//	    ?status=deployed&status=failed&filter=^web&prefix=web&label=team=a&revisions=all&limit=50&page=...
+//	                                       (a page of Store.Summaries: no chart, values or manifest is read)
 //	GET /namespaces/{ns}/releases/{name}   the latest revision, with values and manifest
 //	GET /namespaces/{ns}/releases/{name}/history
 package main
@@ -33,7 +35,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -48,28 +51,36 @@ type API struct{ Store helm3.Store }
 
 // Summary is one revision as a list shows it.
 type Summary struct {
-	Namespace  string    `json:"namespace"`
-	Name       string    `json:"name"`
-	Revision   int       `json:"revision"`
-	Status     string    `json:"status"`
-	Chart      string    `json:"chart"`
-	AppVersion string    `json:"appVersion"`
-	Updated    time.Time `json:"updated"`
+	Namespace   string            `json:"namespace"`
+	Name        string            `json:"name"`
+	Revision    int               `json:"revision"`
+	Status      string            `json:"status"`
+	Chart       string            `json:"chart"`
+	AppVersion  string            `json:"appVersion"`
+	Updated     time.Time         `json:"updated"`
+	Description string            `json:"description"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+// Page is one page of a listing.
+type Page struct {
+	Releases []Summary `json:"releases"`
+	// NextPage, if set, is the page parameter of the next page.
+	NextPage string `json:"nextPage,omitempty"`
 }
 
 // Detail is one revision with what a release page shows.
 type Detail struct {
 	Summary
-	Description string                 `json:"description"`
-	Values      map[string]interface{} `json:"values"`
-	Manifest    string                 `json:"manifest"`
-	Notes       string                 `json:"notes"`
+	Values   map[string]interface{} `json:"values"`
+	Manifest string                 `json:"manifest"`
+	Notes    string                 `json:"notes"`
 }
 
 func summarize(r *release.Release) Summary {
 	s := Summary{Namespace: r.Namespace, Name: r.Name, Revision: r.Version}
 	if r.Info != nil {
-		s.Status, s.Updated = r.Info.Status.String(), r.Info.LastDeployed.Time
+		s.Status, s.Updated, s.Description = r.Info.Status.String(), r.Info.LastDeployed.Time, r.Info.Description
 	}
 	if r.Chart != nil && r.Chart.Metadata != nil {
 		s.Chart, s.AppVersion = r.Chart.Metadata.Name+"-"+r.Chart.Metadata.Version, r.Chart.Metadata.AppVersion
@@ -80,8 +91,8 @@ func summarize(r *release.Release) Summary {
 // Handler returns the HTTP routes.
 func (a *API) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /releases", func(w http.ResponseWriter, r *http.Request) { a.list(w, "") })
-	mux.HandleFunc("GET /namespaces/{ns}/releases", func(w http.ResponseWriter, r *http.Request) { a.list(w, r.PathValue("ns")) })
+	mux.HandleFunc("GET /releases", func(w http.ResponseWriter, r *http.Request) { a.list(w, r, "") })
+	mux.HandleFunc("GET /namespaces/{ns}/releases", func(w http.ResponseWriter, r *http.Request) { a.list(w, r, r.PathValue("ns")) })
 	mux.HandleFunc("GET /namespaces/{ns}/releases/{name}", func(w http.ResponseWriter, r *http.Request) {
 		rls, err := storage.Init(a.Store.Namespace(r.PathValue("ns"))).Last(r.PathValue("name"))
 		if err != nil {
@@ -90,7 +101,7 @@ func (a *API) Handler() http.Handler {
 		}
 		d := Detail{Summary: summarize(rls), Values: rls.Config, Manifest: rls.Manifest}
 		if rls.Info != nil {
-			d.Description, d.Notes = rls.Info.Description, rls.Info.Notes
+			d.Notes = rls.Info.Notes
 		}
 		reply(w, d)
 	})
@@ -110,30 +121,47 @@ func (a *API) Handler() http.Handler {
 	return mux
 }
 
-// list answers with the latest revision of each release in ns ("" = all).
-func (a *API) list(w http.ResponseWriter, ns string) {
-	rs, err := a.Store.Namespace(ns).List(func(*release.Release) bool { return true })
+// list answers with a page of the summary listing of ns ("" = all):
+// Store.Summaries, which reads no chart, values or manifest, however large
+// the releases. Query parameters: status (repeatable: deployed, failed,
+// ...), filter (a regular expression on the name, as helm list --filter),
+// prefix (of the name), label (repeatable key=value), revisions=all (every
+// revision, not only the latest), limit and page (the nextPage of the
+// previous answer).
+func (a *API) list(w http.ResponseWriter, r *http.Request, ns string) {
+	v := r.URL.Query()
+	q := helm3.SummaryQuery{Statuses: v["status"], Filter: v.Get("filter"), NamePrefix: v.Get("prefix"),
+		AllRevisions: v.Get("revisions") == "all", PageToken: v.Get("page")}
+	for _, l := range v["label"] {
+		k, val, ok := strings.Cut(l, "=")
+		if !ok {
+			http.Error(w, "label must be key=value", http.StatusBadRequest)
+			return
+		}
+		if q.Labels == nil {
+			q.Labels = map[string]string{}
+		}
+		q.Labels[k] = val
+	}
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 0 {
+			http.Error(w, "limit must be a number", http.StatusBadRequest)
+			return
+		}
+		q.Limit = n
+	}
+	page, err := a.Store.Namespace(ns).Summaries(r.Context(), q)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	latest := map[string]*release.Release{}
-	for _, r := range rs {
-		k := r.Namespace + "/" + r.Name
-		if cur, ok := latest[k]; !ok || r.Version > cur.Version {
-			latest[k] = r
-		}
+	out := Page{Releases: []Summary{}, NextPage: page.NextPageToken}
+	for _, s := range page.Summaries {
+		out.Releases = append(out.Releases, Summary{Namespace: s.Namespace, Name: s.Name, Revision: s.Revision,
+			Status: s.Status, Chart: s.Chart + "-" + s.ChartVersion, AppVersion: s.AppVersion, Updated: s.Updated,
+			Description: s.Description, Labels: s.Labels})
 	}
-	out := []Summary{}
-	for _, r := range latest {
-		out = append(out, summarize(r))
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
-	})
 	reply(w, out)
 }
 

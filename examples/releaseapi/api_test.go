@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -26,10 +28,13 @@ func TestAPI(t *testing.T) {
 		ns, name string
 		v        int
 		status   release.Status
-	}{{"a", "web", 1, release.StatusSuperseded}, {"a", "web", 2, release.StatusDeployed}, {"b", "db", 1, release.StatusDeployed}} {
+	}{{"a", "web", 1, release.StatusSuperseded}, {"a", "web", 2, release.StatusDeployed}, {"b", "db", 1, release.StatusDeployed}, {"c", "api", 1, release.StatusFailed}} {
 		rls := &release.Release{Name: r.name, Namespace: r.ns, Version: r.v, Config: map[string]interface{}{"v": r.v},
 			Chart: &chart.Chart{Metadata: &chart.Metadata{Name: r.name, Version: "1.0.0", AppVersion: "2.0"}},
 			Info:  &release.Info{Status: r.status}, Manifest: "kind: ConfigMap\n"}
+		if r.name == "db" {
+			rls.Labels = map[string]string{"team": "data"}
+		}
 		if err := storage.Init(store.Namespace(r.ns)).Create(rls); err != nil {
 			t.Fatal(err)
 		}
@@ -47,9 +52,45 @@ func TestAPI(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	var all []Summary
-	if get("/releases", &all) != 200 || len(all) != 2 || all[0].Name != "web" || all[0].Revision != 2 || all[1].Namespace != "b" {
+	var all Page
+	if get("/releases", &all) != 200 || len(all.Releases) != 3 || all.Releases[0].Name != "web" || all.Releases[0].Revision != 2 ||
+		all.Releases[0].Chart != "web-1.0.0" || all.Releases[1].Namespace != "b" || all.Releases[2].Name != "api" || all.NextPage != "" {
 		t.Fatalf("/releases: %+v", all)
+	}
+	names := func(p Page) (out []string) {
+		for _, s := range p.Releases {
+			out = append(out, fmt.Sprintf("%s/%s.v%d", s.Namespace, s.Name, s.Revision))
+		}
+		return out
+	}
+	for path, want := range map[string][]string{
+		"/namespaces/a/releases":                    {"a/web.v2"},
+		"/namespaces/a/releases?revisions=all":      {"a/web.v1", "a/web.v2"},
+		"/releases?status=failed":                   {"c/api.v1"},
+		"/releases?filter=^(db|api)$":               {"b/db.v1", "c/api.v1"},
+		"/releases?prefix=w":                        {"a/web.v2"},
+		"/releases?label=team=data":                 {"b/db.v1"},
+		"/releases?revisions=all&status=superseded": {"a/web.v1"},
+		"/namespaces/z/releases":                    nil,
+	} {
+		var p Page
+		if code := get(path, &p); code != 200 || !slices.Equal(names(p), want) {
+			t.Fatalf("%s: HTTP %d %v, want %v", path, code, names(p), want)
+		}
+	}
+	var paged []string
+	for page := ""; ; {
+		var p Page
+		if get("/releases?revisions=all&limit=1&page="+page, &p) != 200 || len(p.Releases) != 1 {
+			t.Fatalf("page %q: %+v", page, p)
+		}
+		paged = append(paged, names(p)...)
+		if page = p.NextPage; page == "" {
+			break
+		}
+	}
+	if want := []string{"a/web.v1", "a/web.v2", "b/db.v1", "c/api.v1"}; !slices.Equal(paged, want) {
+		t.Fatalf("pages of one: %v, want %v", paged, want)
 	}
 	var d Detail
 	if get("/namespaces/a/releases/web", &d) != 200 || d.Revision != 2 || d.Status != "deployed" || d.Chart != "web-1.0.0" || d.Values["v"] != float64(2) {
