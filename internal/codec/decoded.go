@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/json"
 	"fmt"
+	"unsafe"
 )
 
 // ChartPart is a decoded chart part, as a face's codec decodes it: immutable,
@@ -60,7 +61,11 @@ func DecodePart(want Kind, raw []byte, chart ChartDecoder) (*Decoded, error) {
 	case KindManifest:
 		switch raw[1] {
 		case manifestUTF8:
-			d.Manifest = string(raw[2:])
+			// The string shares raw's bytes, which nothing changes once
+			// decoded (Raw is kept as a delta's base): a manifest is
+			// held once, not twice.
+			d.Manifest = unsafe.String(unsafe.SliceData(raw[2:]), len(raw)-2)
+			d.Size = len(raw)
 		case manifestJSON:
 			if err := json.Unmarshal(raw[2:], &d.Manifest); err != nil {
 				return nil, fmt.Errorf("%w: manifest: %v", ErrCorrupt, err)

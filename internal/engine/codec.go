@@ -23,7 +23,9 @@ type Codec[R any] interface {
 	DecodeChart(raw []byte) (codec.ChartPart, error)
 	// Assemble builds a release from its head's JSON and decoded parts
 	// (nil for an absent one), its chart on shared (a Share or Adopt of
-	// chart), with labels.
+	// chart), with labels. The values tree is the call's own (the engine
+	// copied it from the cache once for the releases of one call, as it
+	// shares charts): Assemble uses it as it is.
 	Assemble(head []byte, chart codec.ChartPart, shared any, values, manifest *codec.Decoded, labels map[string]string) (*R, error)
 	// Stub returns the release a head names, for one whose stored data
 	// cannot be decoded.

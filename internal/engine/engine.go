@@ -644,6 +644,9 @@ type partSet struct {
 	// file bytes that the releases built from this set (one call) share.
 	chartsMu sync.Mutex
 	charts   map[codec.Digest]any
+	// vals holds, per values digest, the copy of the values tree that the
+	// releases built from this set share (values).
+	vals map[codec.Digest]*codec.Decoded
 }
 
 // shared returns what the releases of this call built from chart part d
@@ -669,6 +672,27 @@ func (ps *partSet) shared(d codec.Digest, p codec.ChartPart) any {
 		ps.charts[d] = sh
 	}
 	return sh
+}
+
+// values returns the values part p (digest d) as the releases of this call
+// share it: its tree copied once per call (a part decoded for this call
+// alone is adopted), as charts are shared (shared): a List of 600
+// revisions with one values file holds one copy, not 600.
+func (ps *partSet) values(d codec.Digest, p *codec.Decoded) *codec.Decoded {
+	ps.chartsMu.Lock()
+	defer ps.chartsMu.Unlock()
+	v, ok := ps.vals[d]
+	if !ok {
+		v = &codec.Decoded{Kind: p.Kind, Values: p.Values}
+		if !ps.own[d] {
+			v.Values = codec.CloneMap(p.Values)
+		}
+		if ps.vals == nil {
+			ps.vals = map[codec.Digest]*codec.Decoded{}
+		}
+		ps.vals[d] = v
+	}
+	return v
 }
 
 func newPartSet() *partSet {
@@ -803,6 +827,9 @@ func (e *Engine[R]) assemble(h *driver.Head, ps *partSet, labels map[string]stri
 	if ds[0] != nil {
 		chart = ds[0].Chart
 		shared = ps.shared(h.Chart, chart)
+	}
+	if ds[1] != nil {
+		ds[1] = ps.values(h.Values, ds[1])
 	}
 	rls, err := e.codec.Assemble(raw, chart, shared, ds[1], ds[2], labels)
 	if err != nil {

@@ -82,7 +82,7 @@ func (Codec) Assemble(head []byte, chart codec.ChartPart, shared any, values, ma
 		rls.Chart = c
 	}
 	if values != nil {
-		rls.Config = codec.CloneMap(values.Values)
+		rls.Config = values.Values // the call's own copy (engine.Codec)
 	}
 	if manifest != nil {
 		rls.Manifest = manifest.Manifest
