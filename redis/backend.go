@@ -265,13 +265,38 @@ func (b *redisBackend) prune(ctx context.Context, ns, key string, sets []string)
 
 // parseHead builds a head from its stored hash. A field that does not parse
 // sets h.Err (wrapping driver.ErrCorrupt), so one damaged release does not
-// hide the others; rev is the head's write token.
+// hide the others; rev is the head's write token. The summary is not read
+// (List reads it: parseSummary).
 func parseHead(ns, key string, m map[string]string) (h *driver.Head, rev string) {
-	h = &driver.Head{Namespace: ns, Key: key, Name: m[fName], Status: m[fStatus], Owner: m[fOwner], Body: []byte(m[fBody])}
-	var problems []string
+	h, problems := parseIndex(ns, key, m)
+	h.Body = []byte(m[fBody])
+	for _, f := range headPartFields {
+		if _, ok := m[f]; !ok {
+			problems = append(problems, fmt.Sprintf("field %s is missing", f))
+		}
+	}
+	for _, p := range []struct {
+		f string
+		d *driver.Digest
+	}{{fChart, &h.Chart}, {fValues, &h.Values}, {fManifest, &h.Manifest}, {fVBase, &h.ValuesBase}, {fMBase, &h.ManifestBase}} {
+		d, err := driver.ParseDigest(m[p.f])
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s digest: %v", p.f, err))
+			continue
+		}
+		*p.d = d
+	}
+	setProblems(h, problems)
+	return h, m[fRev]
+}
+
+// parseIndex builds a head from the index fields (headIndexFields) of its
+// stored hash m, returning what does not parse or is missing.
+func parseIndex(ns, key string, m map[string]string) (h *driver.Head, problems []string) {
+	h = &driver.Head{Namespace: ns, Key: key, Name: m[fName], Status: m[fStatus], Owner: m[fOwner]}
 	// Every write stores every field (empty for none): one missing is
 	// damage (a missing labels field would read as no labels).
-	for _, f := range headFieldsWritten {
+	for _, f := range headIndexFields {
 		if _, ok := m[f]; !ok {
 			problems = append(problems, fmt.Sprintf("field %s is missing", f))
 		}
@@ -296,30 +321,28 @@ func parseHead(ns, key string, m map[string]string) (h *driver.Head, rev string)
 			problems = append(problems, fmt.Sprintf("labels: %v", err))
 		}
 	}
-	for _, p := range []struct {
-		f string
-		d *driver.Digest
-	}{{fChart, &h.Chart}, {fValues, &h.Values}, {fManifest, &h.Manifest}, {fVBase, &h.ValuesBase}, {fMBase, &h.ManifestBase}} {
-		d, err := driver.ParseDigest(m[p.f])
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s digest: %v", p.f, err))
-			continue
-		}
-		*p.d = d
-	}
-	if len(problems) > 0 {
-		h.Err = fmt.Errorf("release %q in namespace %q: %w: %s", key, ns, driver.ErrCorrupt, strings.Join(problems, "; "))
-	}
-	return h, m[fRev]
+	return h, problems
 }
 
-// headFieldsWritten are the fields headFields writes (rev aside, which
-// only writers compare).
-var headFieldsWritten = []string{fName, fVersion, fStatus, fOwner, fCreated, fModified, fLabels,
-	fChart, fValues, fManifest, fVBase, fMBase, fBody}
+// setProblems sets h.Err to the damage problems describe, if any.
+func setProblems(h *driver.Head, problems []string) {
+	if len(problems) > 0 {
+		h.Err = fmt.Errorf("release %q in namespace %q: %w: %s", h.Key, h.Namespace, driver.ErrCorrupt, strings.Join(problems, "; "))
+	}
+}
+
+// headIndexFields and headPartFields are the fields headFields writes
+// (rev aside, which only writers compare, and the summary, which heads
+// written before the backend kept it lack): those List reads with the
+// summary, and the others, which only Heads reads.
+var (
+	headIndexFields = []string{fName, fVersion, fStatus, fOwner, fCreated, fModified, fLabels}
+	headPartFields  = []string{fChart, fValues, fManifest, fVBase, fMBase, fBody}
+)
 
 // headFields returns the hash fields of h, with created as given (an Update
-// keeps the stored one).
+// keeps the stored one), and its summary if it has one (the engine sets it
+// on every write).
 func headFields(h *driver.Head, created string) ([]interface{}, error) {
 	labels := []byte("{}")
 	if len(h.Labels) > 0 {
@@ -332,12 +355,17 @@ func headFields(h *driver.Head, created string) ([]interface{}, error) {
 	if h.ModifiedAt != 0 {
 		mod = strconv.FormatInt(h.ModifiedAt, 10)
 	}
-	return []interface{}{
+	fields := []interface{}{
 		fName, h.Name, fVersion, strconv.Itoa(h.Version), fStatus, h.Status, fOwner, h.Owner,
 		fCreated, created, fModified, mod, fLabels, string(labels),
 		fChart, h.Chart.String(), fValues, h.Values.String(), fManifest, h.Manifest.String(),
 		fVBase, h.ValuesBase.String(), fMBase, h.ManifestBase.String(), fBody, string(h.Body),
-	}, nil
+	}
+	if h.HasSummary {
+		fields = append(fields, fSummary, "1", fChartName, h.ChartName, fChartVersion, h.ChartVersion,
+			fAppVersion, h.AppVersion, fUpdated, h.Updated, fDescription, h.Description)
+	}
+	return fields, nil
 }
 
 // Parts reads the frames of refs in one pipelined round trip. A part that

@@ -106,6 +106,16 @@ const (
 	// (compare-and-swap; random, so a release deleted and created again
 	// never looks unchanged).
 	fRev = "rev"
+	// The summary (driver.Head.HasSummary and the fields it vouches for),
+	// which List reads instead of the body. fSummary is "1" in a head
+	// written with it; a head written before the backend kept summaries
+	// has none of these fields.
+	fSummary      = "summary"
+	fChartName    = "chart_name"
+	fChartVersion = "chart_version"
+	fAppVersion   = "app_version"
+	fUpdated      = "updated"
+	fDescription  = "description"
 )
 
 // Part hash fields.

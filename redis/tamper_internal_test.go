@@ -90,7 +90,8 @@ func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
 
 // headFieldsRead are the head fields the backend reads back.
 var headFieldsRead = []string{fRev, fName, fVersion, fStatus, fOwner, fCreated, fModified, fLabels,
-	fChart, fValues, fManifest, fVBase, fMBase, fBody}
+	fChart, fValues, fManifest, fVBase, fMBase, fBody,
+	fSummary, fChartName, fChartVersion, fAppVersion, fUpdated, fDescription}
 
 // partFieldsRead are the part fields the backend reads back.
 var partFieldsRead = []string{pFrame, pKind, pSize, pRefs}
