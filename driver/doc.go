@@ -15,7 +15,9 @@
 // A backend implements Backend; its documentation is the contract (what a
 // backend must do, and what it need not). It works in this package's types
 // only: Head (one stored revision without its parts), Query (which heads to
-// return), Part and PartRef (a content-addressed chart, values or manifest,
+// return), ListQuery (which heads a summary listing shows: List serves it
+// from the heads' index fields and summary, ListQuery.Select applies what a
+// store's indexes cannot), Part and PartRef (a content-addressed chart, values or manifest,
 // and a reference to one), Digest and Kind. A backend whose writes can
 // leave garbage that later writes do not remove also implements Collector.
 //

@@ -59,6 +59,15 @@
 // views of the same store on other namespaces ("" lists and queries all of
 // them), and Stats reports what a view's namespace holds.
 //
+// # Listing
+//
+// List is Helm's interface: whole releases, every revision. A dashboard or
+// a `helm list` of a large installation calls Store.Summaries instead: a
+// page of what helm list prints (SummaryQuery: latest revisions or all,
+// statuses, a name filter or prefix, custom labels, Limit and PageToken),
+// read from the store's index of heads with no chart, values or manifest
+// read or decoded (docs/semantics.md, "Summary listings").
+//
 // # Errors
 //
 // A Store's errors for the outcomes Helm's drivers report match Helm 3's

@@ -97,3 +97,55 @@ func ExampleInit() {
 	// sqlite web 1 <nil>
 	// "web" has no deployed releases
 }
+
+// List what helm list shows, a page at a time, without reading a chart,
+// values or manifest: a dashboard's listing of every namespace.
+func ExampleStore_summaries() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	store, err := helm3.Open(context.Background(), "sqlite", filepath.Join(dir, "helm.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer store.Close()
+	for _, r := range []struct {
+		ns, name string
+		version  int
+		status   release.Status
+	}{
+		{"team-a", "web", 1, release.StatusSuperseded},
+		{"team-a", "web", 2, release.StatusDeployed},
+		{"team-b", "db", 1, release.StatusDeployed},
+		{"team-c", "cache", 1, release.StatusDeployed},
+	} {
+		rls := &release.Release{Name: r.name, Namespace: r.ns, Version: r.version,
+			Chart: &chart.Chart{Metadata: &chart.Metadata{Name: r.name, Version: "1.0.0", AppVersion: "2.1"}},
+			Info:  &release.Info{Status: r.status, Description: "Install complete"}}
+		if err := storage.Init(store.Namespace(r.ns)).Create(rls); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	q := helm3.SummaryQuery{Statuses: []string{"deployed", "failed"}, Limit: 2}
+	for {
+		page, err := store.Namespace("").Summaries(context.Background(), q)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, s := range page.Summaries {
+			fmt.Println(s.Namespace, s.Name, s.Revision, s.Status, s.Chart+"-"+s.ChartVersion, s.AppVersion)
+		}
+		if page.NextPageToken == "" {
+			break
+		}
+		q.PageToken = page.NextPageToken
+		fmt.Println("--")
+	}
+	// Output:
+	// team-a web 2 deployed web-1.0.0 2.1
+	// team-b db 1 deployed db-1.0.0 2.1
+	// --
+	// team-c cache 1 deployed cache-1.0.0 2.1
+}

@@ -63,6 +63,11 @@
 // for the backend, and storage.Init finds it through Store.Logger. helmstore
 // logs at debug level only, and never a connection string's password.
 //
+// # Listing
+//
+// Store.Summaries is package helm3's: a page of what helm list prints, from
+// the store's index of heads alone, for dashboards and large installations.
+//
 // # Errors
 //
 // A Store's errors for the outcomes Helm's drivers report match Helm 4's
