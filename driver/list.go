@@ -3,6 +3,7 @@ package driver
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // ListQuery selects the heads of a summary listing (Backend.List): what a
@@ -53,31 +54,34 @@ func (c *ListCursor) after(h *Head, latest bool) bool {
 	return h.Version > c.Version
 }
 
-// Select returns the heads of hs that q selects, in order: hs holds, sorted
-// by CompareHeads (SortHeads), at least every head of q.Namespace whose name
-// has q.NamePrefix, and every revision of each such release (Latest is
-// chosen among them). A backend whose store cannot apply some of q (the
-// latest revision, a label kept in a blob) reads what its indexes give and
-// applies q with Select. A head with Err is kept when its namespace and key
-// may match (its Name and Version are taken from the key if unset), so that
-// the engine reports it.
+// Select returns the heads of hs that q selects, in CompareHeads order: hs
+// holds, in any order, at least every head of q.Namespace whose name has
+// q.NamePrefix, and every revision of each such release (Latest is chosen
+// among them). A backend whose store cannot apply some of q (the latest
+// revision, a label kept in a blob) reads what its indexes give and applies
+// q with Select. A head with Err is kept when its namespace and key may
+// match, so that the engine reports it; Select sets its Name and Version
+// from its key if they are unset. Select may reorder hs.
 func (q ListQuery) Select(hs []*Head) []*Head {
-	var out []*Head
-	for i, h := range hs {
-		name, version := h.Name, h.Version
-		if h.Err != nil && name == "" {
+	for _, h := range hs {
+		if h.Err != nil && h.Name == "" {
 			if n, v, err := ParseKey(h.Key); err == nil {
-				name, version = n, v
+				h.Name, h.Version = n, v
 			}
 		}
-		probe := Head{Namespace: h.Namespace, Name: name, Version: version}
+	}
+	if !slices.IsSortedFunc(hs, CompareHeads) {
+		SortHeads(hs)
+	}
+	var out []*Head
+	for i, h := range hs {
 		switch {
 		case q.Namespace != "" && h.Namespace != q.Namespace,
-			!hasPrefix(name, q.NamePrefix),
-			!q.After.after(&probe, q.Latest):
+			!strings.HasPrefix(h.Name, q.NamePrefix),
+			!q.After.after(h, q.Latest):
 			continue
 		}
-		if q.Latest && i+1 < len(hs) && hs[i+1].Namespace == h.Namespace && hs[i+1].Name == name && name != "" {
+		if q.Latest && i+1 < len(hs) && hs[i+1].Namespace == h.Namespace && hs[i+1].Name == h.Name {
 			continue // a later revision of the same release follows
 		}
 		if h.Err == nil && !q.matches(h) {
@@ -104,4 +108,3 @@ func (q ListQuery) matches(h *Head) bool {
 	return true
 }
 
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
