@@ -107,4 +107,3 @@ func (q ListQuery) matches(h *Head) bool {
 	}
 	return true
 }
-
