@@ -43,6 +43,16 @@
 // pipelined round trips (index, heads) plus one for the parts the part cache
 // lacks.
 //
+// A head also holds the release's summary (chart name and version, app
+// version, when it was last deployed, description, and a marker saying it
+// was recorded), which summary listings (Store.Summaries) read instead of
+// the body: from the keys of each namespace's index set alone (a key
+// names the release and its revision) the listing chooses the latest
+// revisions, the name prefix and the page, then reads the index fields and
+// summary of the chosen heads only, in one pipelined round trip, never a
+// body or a part. A head written before the backend kept the summary has
+// no marker, and the engine reads that release whole to list it.
+//
 // The tag is per namespace, not per release, because the engine addresses
 // parts by namespace and digest: with a tag per release, a part shared by
 // two releases would need a copy per release, and a List of a namespace one

@@ -15,7 +15,7 @@ import (
 //
 //	<prefix>:namespaces             set: namespaces that may hold releases (standalone and Sentinel; registry.go)
 //	<prefix>:{<tag>}:namespaces     set: those of them in the tag's slot (Cluster: one per slot, tags from slotTags)
-//	<prefix>:{ns}:h:<release key>   hash: the head of one revision
+//	<prefix>:{ns}:h:<release key>   hash: the head of one revision (index fields, summary, body, digests)
 //	<prefix>:{ns}:all               set: release keys of ns
 //	<prefix>:{ns}:n:<name>          set: release keys of one release name
 //	<prefix>:{ns}:s:<status>        set: release keys with one status

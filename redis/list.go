@@ -245,7 +245,7 @@ func (b *redisBackend) listHeads(ctx context.Context, items []listItem, setsOf m
 				out[i] = h
 				continue
 			}
-			if sets := setsOf[it.ns]; sets != nil && !it.badKey {
+			if sets := setsOf[it.ns]; sets != nil {
 				b.prune(ctx, it.ns, key, sets)
 			}
 			if at[i]++; at[i] < len(it.keys) {
