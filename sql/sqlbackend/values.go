@@ -119,3 +119,19 @@ func row(n int) ([]any, []any) {
 	}
 	return dest, vals
 }
+
+// bool returns value i as a bool: a boolean, or the integer 0 or 1 (MySQL
+// and SQLite store booleans as integers).
+func (c *values) bool(i int, v any) bool {
+	if b, ok := v.(bool); ok {
+		return b
+	}
+	switch c.integer(i, v) {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	c.fail(i, v)
+	return false
+}

@@ -47,8 +47,9 @@ func (b *backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *driver.Hea
 // labelBatch is how many labels one INSERT writes.
 const labelBatch = 500
 
-// Create inserts the head, its labels and a reference to each part, writing
-// the bytes of parts the namespace does not hold yet, in one transaction.
+// Create inserts the head with its summary (summaryValues), its labels and
+// a reference to each part, writing the bytes of parts the namespace does
+// not hold yet, in one transaction.
 // Every part h references must be in parts (driver.DiffParts): a part the
 // namespace no longer holds (its last other head deleted meanwhile) must be
 // written again with the head, and a reference to a part not given would go
@@ -64,9 +65,9 @@ func (b *backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Pa
 	}
 	t := h.DigestText()
 	return b.tx(ctx, func(tx *stdsql.Tx) error {
-		_, err := b.exec(ctx, tx, "INSERT INTO helmstore_releases ("+headColumns+") VALUES ("+placeholders(15)+")",
-			h.Namespace, h.Key, h.Name, h.Version, h.Status, h.Owner, h.CreatedAt, h.ModifiedAt, labels,
-			t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase, h.Body)
+		args := append([]any{h.Namespace, h.Key, h.Name, h.Version, h.Status, h.Owner, h.CreatedAt, h.ModifiedAt, labels,
+			t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase, h.Body}, summaryValues(h)...)
+		_, err := b.exec(ctx, tx, "INSERT INTO helmstore_releases ("+headColumns+", "+summaryColumns+") VALUES ("+placeholders(len(args))+")", args...)
 		if err != nil {
 			if b.d.IsUnique(err) {
 				return driver.ErrReleaseExists
@@ -80,9 +81,9 @@ func (b *backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Pa
 	})
 }
 
-// Update replaces the head, its labels when they changed, and the references
-// of parts that changed (driver.DiffParts against the locked old head), in
-// one transaction. The UPDATE leaves created_at as stored.
+// Update replaces the head and its summary, its labels when they changed,
+// and the references of parts that changed (driver.DiffParts against the
+// locked old head), in one transaction. The UPDATE leaves created_at as stored.
 func (b *backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	labels, err := labelsJSON(h)
 	if err != nil {
@@ -101,10 +102,12 @@ func (b *backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Pa
 		if err != nil {
 			return err
 		}
+		args := append([]any{h.Name, h.Version, h.Status, h.Owner, h.ModifiedAt, labels, t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase, h.Body},
+			summaryValues(h)...)
 		if _, err := b.exec(ctx, tx, `UPDATE helmstore_releases SET name = ?, version = ?, status = ?, owner = ?, modified_at = ?, labels = ?,
-			chart_digest = ?, values_digest = ?, manifest_digest = ?, values_base = ?, manifest_base = ?, body = ? WHERE namespace = ? AND release_key = ?`,
-			h.Name, h.Version, h.Status, h.Owner, h.ModifiedAt, labels, t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase, h.Body,
-			h.Namespace, h.Key); err != nil {
+			chart_digest = ?, values_digest = ?, manifest_digest = ?, values_base = ?, manifest_base = ?, body = ?,
+			has_summary = ?, chart_name = ?, chart_version = ?, app_version = ?, updated = ?, description = ? WHERE namespace = ? AND release_key = ?`,
+			append(args, h.Namespace, h.Key)...); err != nil {
 			return err
 		}
 		if old.Err != nil || !driver.SameLabels(old.Labels, h.Labels) {
