@@ -3,6 +3,8 @@ package sqlbackend
 import (
 	"context"
 	stdsql "database/sql"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
 // What this package's external tests (which open stores through the
@@ -67,3 +69,7 @@ func (b *backend) QueryInt(ctx context.Context, query string, args ...any) (int,
 	}
 	return n, err
 }
+
+// ListStatement returns the statement List runs for q and its arguments,
+// with ? placeholders.
+func ListStatement(q driver.ListQuery) (string, []any) { return listQuery(q) }
