@@ -63,3 +63,12 @@ func BenchmarkDeployed(b *testing.B) { bench.Deployed(b) }
 // BenchmarkList: `helm list -A` of 200 releases in 20 namespaces (in
 // Cluster, from every primary).
 func BenchmarkList(b *testing.B) { bench.List(b) }
+
+// BenchmarkActionList: `helm list -A` through Helm's action.List, cold, of
+// 1,000 × 3 typical and 200 × 3 large releases (Bench.ActionList).
+func BenchmarkActionList(b *testing.B) { bench.ActionList(b) }
+
+// BenchmarkSummaries: the summary listing of 1,000 (10,000 with
+// HELMSTORE_BENCH_LARGE=1) releases × 3, cold, from the index sets
+// (Bench.Summaries).
+func BenchmarkSummaries(b *testing.B) { bench.Summaries(b) }

@@ -65,3 +65,15 @@ func BenchmarkDeployed(b *testing.B) { bench.Deployed(b) }
 // BenchmarkList lists 200 releases in 20 namespaces across all namespaces,
 // as `helm list -A` does.
 func BenchmarkList(b *testing.B) { bench.List(b) }
+
+// BenchmarkActionList runs Helm's action.List as `helm list -A` does, cold,
+// over 1,000 releases × 3 revisions of a typical chart and 200 × 3 of the
+// 2.2 MB release, and reports its peak heap against the manifests it
+// returns (Bench.ActionList).
+func BenchmarkActionList(b *testing.B) { bench.ActionList(b) }
+
+// BenchmarkSummaries lists the latest revisions of 1,000 (and, with
+// HELMSTORE_BENCH_LARGE=1, 10,000) releases × 3 cold through
+// Store.Summaries, beside Helm's SQL driver's action.List at 1,000, and
+// counts its part reads (Bench.Summaries).
+func BenchmarkSummaries(b *testing.B) { bench.Summaries(b) }

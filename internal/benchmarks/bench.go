@@ -82,6 +82,11 @@ type Target struct {
 	// default cache (Name-warm, as a long-running operator reads).
 	ColdWarm bool
 
+	// Helm marks one of Helm's own drivers: it has no summary listing,
+	// and the listing benchmarks store their largest sets on it only
+	// with LargeEnv (Bench.ActionList).
+	Helm bool
+
 	// Open returns the store one run of a sub-benchmark uses through face
 	// (its View for Helm3, its View4 for Helm4), empty of the release it
 	// names, with its part cache on or off (cache is true for the write
@@ -118,6 +123,10 @@ type Store struct {
 	// "roundtrips/op"); each benchmark reports their growth over the
 	// timed loop per operation.
 	Counters func() map[string]float64
+
+	// fresh, set by OpenStore, returns a lister over a new store on the
+	// same stored data (listerOf).
+	fresh func(Face) *lister
 }
 
 func (bn Bench) revisions(name, ns string, n int) []*release.Release {

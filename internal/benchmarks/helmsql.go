@@ -35,7 +35,7 @@ type helmSQLSchema struct {
 // drops the schemas. B/rev is the size of what the driver stores: its
 // release bodies and custom labels.
 func HelmSQLTarget(connect func(testing.TB) (conn string, drop func())) Target {
-	return Target{Name: "helm-sql", Open: func(b *testing.B, f Face, _ bool) Store {
+	return Target{Name: "helm-sql", Helm: true, Open: func(b *testing.B, f Face, _ bool) Store {
 		h := helmSQL[f]
 		h.Lock()
 		if h.conn == "" {

@@ -31,7 +31,8 @@ func StoreTarget(name string, open Opener) Target {
 // on or off: the backend open returns, with the Config of f's own
 // NewConfig, under f's New, as a Helm 3 or Helm 4 tool opens it; closed
 // when the run ends. B/rev is the growth of the store's Stats (heads and
-// parts).
+// parts). The listing benchmarks list through new stores over the same
+// backend, as new processes would (Bench.ActionList).
 func OpenStore(b *testing.B, f Face, cache bool, open Opener) Store {
 	var st Store
 	var stats func(context.Context) (driver.Stats, error)
@@ -41,7 +42,9 @@ func OpenStore(b *testing.B, f Face, cache bool, open Opener) Store {
 			opts = append(opts, helm4.WithCacheBytes(0))
 		}
 		cfg := helm4.NewConfig("", "", opts...)
-		s := helm4.New(open(b, cfg), cfg)
+		be := open(b, cfg)
+		st.fresh = freshOver(be, cfg)
+		s := helm4.New(be, cfg)
 		b.Cleanup(func() { s.Close() })
 		st.View4 = func(ns string) helm4driver.Driver { return s.Namespace(ns) }
 		stats = s.Namespace("").Stats
@@ -51,7 +54,9 @@ func OpenStore(b *testing.B, f Face, cache bool, open Opener) Store {
 			opts = append(opts, helm3.WithCacheBytes(0))
 		}
 		cfg := helm3.NewConfig("", "", opts...)
-		s := helm3.New(open(b, cfg), cfg)
+		be := open(b, cfg)
+		st.fresh = freshOver(be, cfg)
+		s := helm3.New(be, cfg)
 		b.Cleanup(func() { s.Close() })
 		st.View = func(ns string) helmdriver.Driver { return s.Namespace(ns) }
 		stats = s.Namespace("").Stats
