@@ -38,7 +38,7 @@ import (
 // ActionList times Helm's action.List as `helm list -A` runs it (every
 // namespace, Helm's default state mask: the latest revision of each
 // release, deployed or failed on Helm 3, any on Helm 4), cold, on two sets:
-// app-1000x3, 1,000 releases of a typical application chart (a ~120 KB
+// app-1000x3, 1,000 releases of a typical application chart (a 113 KB
 // release) × 3 revisions in 20 namespaces, and stack-200x3, 200 releases
 // of the realistic large fixture (fixture.Stack, 2.2 MB) × 3 revisions in
 // 20 namespaces (on Helm's drivers only with LargeEnv: storing it takes

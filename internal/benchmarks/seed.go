@@ -49,13 +49,14 @@ func ListNamespace(i int) string { return fmt.Sprintf("ns-%03d", i) }
 // most (ListNamespace(0) to ListNamespace(ListNamespaces-1)).
 const ListNamespaces = 100
 
-// appChart is the typical application chart of the app sets (List's).
+// appChart is the typical application chart of the app sets: 40
+// templates of ~1.4 KB, 30 default values.
 var appChart = sync.OnceValue(func() *chart.Chart {
-	return fixture.New(3).Chart(fixture.ChartOptions{Name: "app", Version: "2.1.0", Templates: 40, TemplateSize: 2500, ValueKeys: 30})
+	return fixture.New(3).Chart(fixture.ChartOptions{Name: "app", Version: "2.1.0", Templates: 40, TemplateSize: 1400, ValueKeys: 30})
 })
 
-// appSet is n releases of the typical application chart (a ~120 KB
-// release: appChart, 10 values, a 20 KB manifest) × 3 revisions in
+// appSet is n releases of the typical application chart (a 113 KB release
+// in Helm's JSON: appChart, 10 values, a 20 KB manifest) × 3 revisions in
 // namespaces namespaces.
 func appSet(n, namespaces int, isLarge bool) listSet {
 	return listSet{name: fmt.Sprintf("app-%dx3", n), releases: n, revisions: 3, namespaces: namespaces, large: isLarge, helmLarge: isLarge,
