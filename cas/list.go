@@ -2,21 +2,63 @@ package cas
 
 import (
 	"context"
+	"errors"
 
 	"github.com/helmstore/helmstore/driver"
 )
 
-// List returns the heads q selects. The summary is not stored yet: the
-// heads come back without it (HasSummary false) and the engine reads the
-// releases whole.
+// List returns the heads q selects, from one listing of head objects (no
+// part object, no chunk): each with its index fields, labels and summary
+// as its record holds them. A committed head is taken as listed; a pending
+// one is read as Heads reads it (visible only once its parts are all
+// stored), and a damaged one is returned with Err. Labels and a single
+// status are selected by the store's index where Latest does not need
+// every revision; the rest is applied with Select. The heads come back
+// without Body and Frames.
 func (b *Backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head, error) {
-	hs, err := b.Heads(ctx, driver.Query{Namespace: q.Namespace})
+	sel := Selector{Kind: KindHead, Namespace: q.Namespace, Labels: map[string]string{}}
+	if !q.Latest {
+		for k, v := range q.Labels {
+			sel.Labels[k] = v
+		}
+		if len(q.Statuses) == 1 {
+			sel.Labels[driver.LabelStatus] = q.Statuses[0]
+		}
+	}
+	objs, err := b.s.List(ctx, sel)
 	if err != nil {
 		return nil, err
 	}
-	out := q.Select(hs)
-	for _, h := range out {
-		h.HasSummary = false
+	hs := make([]*driver.Head, 0, len(objs))
+	for i, obj := range objs {
+		objs[i] = nil // let the records go as they are read
+		h, err := b.listedHead(ctx, obj)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			h.Body, h.Frames = nil, nil
+			hs = append(hs, h)
+		}
 	}
-	return out, nil
+	return q.Select(hs), nil
+}
+
+// listedHead returns the head obj holds for List: nil if it is not
+// visible, with Err if it cannot be read.
+func (b *Backend) listedHead(ctx context.Context, obj *Object) (*driver.Head, error) {
+	if obj.Err == nil && isHidden(obj) {
+		return nil, nil
+	}
+	if obj.Err == nil && !isPending(obj) {
+		h, err := b.headOf(obj)
+		if err == nil {
+			return h, nil
+		}
+		if !errors.Is(err, driver.ErrCorrupt) {
+			return nil, err
+		}
+	}
+	// Pending or damaged: as Heads reads it (which reads it again).
+	return b.headOrDamaged(ctx, obj, driver.Query{})
 }

@@ -219,11 +219,15 @@ type HeadFields struct {
 }
 
 // ChartFields are the chart summary of a head record, as driver.Head holds
-// it.
+// it, and HasSummary (driver.Head.HasSummary): set, the record's summary
+// (these and HeadRecord's Updated and Description) was recorded whole, and
+// List returns it as stored; unset (a record written before), the engine
+// reads the release whole to list it.
 type ChartFields struct {
 	ChartName    string `json:"chartName,omitempty"`
 	ChartVersion string `json:"chartVersion,omitempty"`
 	AppVersion   string `json:"appVersion,omitempty"`
+	HasSummary   bool   `json:"hasSummary,omitempty"`
 }
 
 // EmbeddedFrame is the frame of one part a head object holds itself.

@@ -56,11 +56,12 @@ type itemRef struct {
 }
 
 // headRec is a head item's record: cas.HeadRecord with the part digests
-// flat and without the printer columns (Updated, Description), which an
-// item has no use for.
+// flat.
 type headRec struct {
 	cas.HeadFields
 	cas.ChartFields
+	Updated      string `json:"updated,omitempty"`
+	Description  string `json:"description,omitempty"`
 	Chart        string `json:"chart,omitempty"`
 	Values       string `json:"values,omitempty"`
 	Manifest     string `json:"manifest,omitempty"`
@@ -162,7 +163,7 @@ func toItem(obj *cas.Object) *item {
 		it.RefUIDs = append(it.RefUIDs, r.UID)
 	}
 	if h := obj.Head; h != nil {
-		it.Head = &headRec{HeadFields: h.HeadFields, ChartFields: h.ChartFields,
+		it.Head = &headRec{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description,
 			Chart: h.Parts.Chart, Values: h.Parts.Values, Manifest: h.Parts.Manifest, ValuesBase: h.Parts.ValuesBase, ManifestBase: h.Parts.ManifestBase,
 			Body: h.Body, Embedded: h.Embedded, BodyChunks: h.BodyChunks}
 	}
@@ -204,7 +205,7 @@ func (it *item) object(ref cas.Ref, meta bool) *cas.Object {
 		if h == nil {
 			return bad("no head record")
 		}
-		obj.Head = &cas.HeadRecord{HeadFields: h.HeadFields, ChartFields: h.ChartFields,
+		obj.Head = &cas.HeadRecord{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description,
 			Parts:    cas.PartDigests{Chart: h.Chart, Values: h.Values, Manifest: h.Manifest, ValuesBase: h.ValuesBase, ManifestBase: h.ManifestBase},
 			Embedded: h.Embedded, Body: h.Body, BodyChunks: h.BodyChunks}
 	case cas.KindChunk:

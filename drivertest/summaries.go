@@ -25,7 +25,8 @@ import (
 	"github.com/helmstore/helmstore/internal/engine"
 )
 
-// summaryReleases are the releases of the summary test: several namespaces,
+// summaryReleases are the releases of the summary test: the suite's three
+// namespaces (default, team-a, team-b: those a Kubernetes harness creates),
 // a release name in two of them, latest revisions of every status (one
 // failed over an older deployed one, one never deployed), charts of
 // different names and versions, custom labels that change between
@@ -49,33 +50,33 @@ func summaryReleases() []*release.Release {
 		}
 	}
 	return []*release.Release{
-		mk("sum-a", "app-a", 1, release.StatusSuperseded, nil),
-		mk("sum-a", "app-a", 2, release.StatusSuperseded, nil),
-		mk("sum-a", "app-a", 3, release.StatusDeployed, func(r *release.Release) {
+		mk("team-a", "app-a", 1, release.StatusSuperseded, nil),
+		mk("team-a", "app-a", 2, release.StatusSuperseded, nil),
+		mk("team-a", "app-a", 3, release.StatusDeployed, func(r *release.Release) {
 			r.Info.LastDeployed = helmtime.Time{Time: time.Date(2026, 5, 4, 3, 2, 1, 123456789, ist)}
 		}),
-		mk("sum-a", "app-b", 1, release.StatusDeployed, nil),
-		mk("sum-a", "app-b", 2, release.StatusFailed, func(r *release.Release) {
+		mk("team-a", "app-b", 1, release.StatusDeployed, nil),
+		mk("team-a", "app-b", 2, release.StatusFailed, func(r *release.Release) {
 			r.Info.Description = "Upgrade \"app-b\" failed: context deadline exceeded"
 		}),
-		mk("sum-a", "db", 1, release.StatusDeployed, func(r *release.Release) {
+		mk("team-a", "db", 1, release.StatusDeployed, func(r *release.Release) {
 			labels("team", "data", "tier", "backend")(r)
 			r.Chart = testChart("postgresql", "15.2.1")
 		}),
-		mk("sum-b", "app-a", 1, release.StatusDeployed, func(r *release.Release) {
+		mk("team-b", "app-a", 1, release.StatusDeployed, func(r *release.Release) {
 			r.Chart = testChart("web", "2.0.0")
 			r.Chart.Metadata.AppVersion = ""
 		}),
-		mk("sum-b", "job", 1, release.StatusPendingInstall, func(r *release.Release) {
+		mk("team-b", "job", 1, release.StatusPendingInstall, func(r *release.Release) {
 			r.Info.LastDeployed = helmtime.Time{}
 		}),
-		mk("sum-b", "svc", 1, release.StatusSuperseded, nil),
-		mk("sum-b", "svc", 2, release.StatusUninstalled, nil),
-		mk("sum-c", "app-c", 1, release.StatusSuperseded, labels("team", "old")),
-		mk("sum-c", "app-c", 2, release.StatusSuperseded, labels("team", "old")),
-		mk("sum-c", "app-c", 3, release.StatusSuperseded, labels("team", "web")),
-		mk("sum-c", "app-c", 4, release.StatusPendingUpgrade, labels("team", "web", "tier", "frontend")),
-		mk("sum-c", "other", 1, release.StatusDeployed, labels("team", "web")),
+		mk("team-b", "svc", 1, release.StatusSuperseded, nil),
+		mk("team-b", "svc", 2, release.StatusUninstalled, nil),
+		mk("default", "app-c", 1, release.StatusSuperseded, labels("team", "old")),
+		mk("default", "app-c", 2, release.StatusSuperseded, labels("team", "old")),
+		mk("default", "app-c", 3, release.StatusSuperseded, labels("team", "web")),
+		mk("default", "app-c", 4, release.StatusPendingUpgrade, labels("team", "web", "tier", "frontend")),
+		mk("default", "other", 1, release.StatusDeployed, labels("team", "web")),
 	}
 }
 
@@ -128,7 +129,7 @@ var summaryCases = []summaryCase{
 		func(l *action.List) {
 			l.StateMask = action.ListPendingInstall | action.ListPendingUpgrade | action.ListPendingRollback
 		}},
-	{"LatestOneNamespace", "sum-a", helm3.SummaryQuery{}, func(l *action.List) { l.StateMask = action.ListAll }},
+	{"LatestOneNamespace", "team-a", helm3.SummaryQuery{}, func(l *action.List) { l.StateMask = action.ListAll }},
 	{"Filter", "", helm3.SummaryQuery{Filter: "^app-[ac]$"}, func(l *action.List) { l.StateMask, l.Filter = action.ListAll, "^app-[ac]$" }},
 	{"NamePrefix", "", helm3.SummaryQuery{NamePrefix: "app-"}, func(l *action.List) { l.StateMask, l.Filter = action.ListAll, "^app-" }},
 	{"Labels", "", helm3.SummaryQuery{Labels: map[string]string{"team": "web"}},
@@ -138,9 +139,9 @@ var summaryCases = []summaryCase{
 	{"Superseded", "", helm3.SummaryQuery{AllRevisions: true, Statuses: []string{"superseded"}},
 		func(l *action.List) { l.StateMask = action.ListSuperseded }},
 	{"AllRevisions", "", helm3.SummaryQuery{AllRevisions: true}, nil},
-	{"AllRevisionsOneNamespace", "sum-c", helm3.SummaryQuery{AllRevisions: true}, nil},
+	{"AllRevisionsOneNamespace", "default", helm3.SummaryQuery{AllRevisions: true}, nil},
 	{"Nothing", "", helm3.SummaryQuery{NamePrefix: "absent"}, func(l *action.List) { l.StateMask, l.Filter = action.ListAll, "^absent" }},
-	{"UnknownNamespace", "sum-z", helm3.SummaryQuery{}, func(l *action.List) { l.StateMask = action.ListAll }},
+	{"UnknownNamespace", "no-such-namespace", helm3.SummaryQuery{}, func(l *action.List) { l.StateMask = action.ListAll }},
 }
 
 // testSummaries checks Store.Summaries against Helm's own listing of the
