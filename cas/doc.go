@@ -177,6 +177,18 @@
 // later cleanups and Collect. Delete then sweeps the namespace for stale
 // pending heads.
 //
+// # List
+//
+// A summary listing (driver.Backend.List) is one List of head objects (of
+// a namespace or all; by labels and status where every revision is wanted,
+// since the latest revision is chosen before they apply), and no part or
+// chunk object: a committed head object's record holds the summary
+// (ChartFields, Updated, Description, HasSummary) and is returned as it is
+// stored. A pending head is read as Heads reads it (visible only once its
+// parts are all there: invariant 1 holds for listings too), and one that
+// cannot be read is returned with Err. Latest, the name prefix, the cursor
+// and the limit are then applied in memory (driver.ListQuery.Select).
+//
 // # Retries
 //
 // Every compare-and-swap loop of the protocol uses one policy (Retry):
