@@ -197,6 +197,25 @@ func TestReleaseObject(t *testing.T) {
 	if len(obj.Spec.Release) != 0 {
 		t.Fatal("the record is also stored as a structured object")
 	}
+	if !obj.Spec.HasSummary {
+		t.Fatal("spec.hasSummary is not set: listings would read the release whole")
+	}
+	// No field manager's record is kept: created and committed (replaced)
+	// whole, the Release has none; nor has the chart, created incomplete
+	// and patched complete.
+	if len(obj.ManagedFields) != 0 {
+		t.Fatalf("the Release keeps managedFields %+v", obj.ManagedFields)
+	}
+	// A second release of the chart adds itself as referrer by a JSON
+	// patch, which keeps none either.
+	if err := s.Create(key("api", 1), fixture.LargeRelease("api", ns, 1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range rawObjects(t, b, resCharts, ns) {
+		if p, err := decodePart(raw); err != nil || len(p.ManagedFields) != 0 || len(p.OwnerReferences) != 2 {
+			t.Fatalf("the chart keeps managedFields %+v, owners %v (%v)", p.ManagedFields, p.OwnerReferences, err)
+		}
+	}
 	// Custom labels in the reserved prefix are refused with a clear error.
 	r2 := fixture.LargeRelease("web", ns, 4)
 	r2.Labels = map[string]string{"helmstore.io/pending": "x"}

@@ -70,9 +70,14 @@ func kindOf(apiVer, k string) cas.Kind {
 	return 0
 }
 
-// meta returns the metadata obj is written with.
+// objectMeta returns the metadata obj is written with. Its managedFields
+// are one empty entry, which the API server takes as "keep none": the
+// objects are only ever written whole by this backend, and the field
+// manager's record of every field (a third of a small Release's bytes)
+// would be stored in etcd and sent with every get and list.
 func objectMeta(obj *cas.Object) metav1.ObjectMeta {
-	m := metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, UID: types.UID(obj.UID), ResourceVersion: obj.Version}
+	m := metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, UID: types.UID(obj.UID), ResourceVersion: obj.Version,
+		ManagedFields: []metav1.ManagedFieldsEntry{{}}}
 	for k, v := range obj.Labels {
 		// A label Kubernetes would refuse (a release name longer than
 		// a label value) is not indexed: queries on it are filtered
@@ -378,7 +383,7 @@ func (s *kubeStore) Replace(ctx context.Context, obj *cas.Object) (*cas.Object, 
 	} else {
 		m := objectMeta(obj)
 		patch := map[string]any{"metadata": map[string]any{"uid": m.UID, "resourceVersion": m.ResourceVersion,
-			"labels": m.Labels, "ownerReferences": m.OwnerReferences}}
+			"labels": m.Labels, "ownerReferences": m.OwnerReferences, "managedFields": m.ManagedFields}}
 		if p, ok := o.(*partObject); ok {
 			patch["spec"] = p.Spec
 		}
@@ -479,8 +484,9 @@ func (s *kubeStore) GetMany(ctx context.Context, k cas.Kind, ns string, names []
 
 // AddReferrer implements cas.ReferrerAdder with a JSON patch appending to
 // the ownerReferences of the latest version (the API server drops a
-// duplicate UID). An object without an ownerReferences list to append to
-// (never left so by the protocol) is left to the protocol's
+// duplicate UID; it adds no managedFields to an object that has none, as
+// objectMeta writes them). An object without an ownerReferences list to
+// append to (never left so by the protocol) is left to the protocol's
 // compare-and-swap.
 func (s *kubeStore) AddReferrer(ctx context.Context, ref cas.Ref, r cas.Referrer) (*cas.Object, error) {
 	res, _ := resource(ref.Kind)
