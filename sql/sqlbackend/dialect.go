@@ -34,6 +34,13 @@ type Dialect struct {
 	// ForUpdate is appended to a SELECT that must lock the rows it reads
 	// ("" where writers are serialized anyway, as in SQLite).
 	ForUpdate string
+	// LatestIndex, if set, is put after the table in the subquery of a
+	// listing that finds a release's latest revision, to make it read the
+	// (namespace, name, version) index: MySQL's
+	// "FORCE INDEX (helmstore_releases_list)". Without it MariaDB, whose
+	// statistics lag a table just filled (a migration, a bulk load),
+	// reads every row of the namespace for each release listed.
+	LatestIndex string
 	// MaxChunk bounds one stored chunk of a part, in bytes (0: no bound).
 	MaxChunk int
 	// TxOptions are the options of write transactions (nil: the

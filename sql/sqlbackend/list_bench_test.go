@@ -41,7 +41,7 @@ func BenchmarkSummaries30k(b *testing.B) {
 			be := engine.Of(s).Backend().(*sqlbackend.Backend)
 			seedHeads(b, s, be)
 			if c.name == "postgres" {
-				stmt, args := sqlbackend.ListStatement(driver.ListQuery{Latest: true})
+				stmt, args := be.ListStatement(driver.ListQuery{Latest: true})
 				rows, err := be.DB().QueryContext(ctx, be.Dialect().Rebind("EXPLAIN (ANALYZE, BUFFERS) "+stmt), args...)
 				if err != nil {
 					b.Fatal(err)
@@ -82,7 +82,7 @@ func BenchmarkSummaries30k(b *testing.B) {
 
 // seedHeads stores listReleases releases of listRevisions revisions: one
 // through s, and copies of its row for the others.
-func seedHeads(b *testing.B, s helm3.Store, be *sqlbackend.Backend) {
+func seedHeads(b testing.TB, s helm3.Store, be *sqlbackend.Backend) {
 	ctx := context.Background()
 	tmpl := sqltest.Release("tmpl", "seed", 1)
 	if err := s.Namespace("seed").Create(sqltest.Key("tmpl", 1), tmpl); err != nil {
