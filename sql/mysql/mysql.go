@@ -43,14 +43,14 @@ func init() {
 // under the part rows' locks, and the parts a Delete reads are kept by the
 // locked head's own references.
 var dialect = sqlbackend.Dialect{
-	Name:        "mysql",
-	Goose:       goose.DialectMySQL,
-	Migrations:  migrations,
-	ForUpdate:   " FOR UPDATE",
-	LatestIndex: "FORCE INDEX (helmstore_releases_list)",
-	TxOptions:   &stdsql.TxOptions{Isolation: stdsql.LevelReadCommitted},
-	IsUnique:    func(err error) bool { return mysqlCode(err) == 1062 },
-	IsDeadlock:  func(err error) bool { return mysqlCode(err) == 1213 },
+	Name:           "mysql",
+	Goose:          goose.DialectMySQL,
+	Migrations:     migrations,
+	ForUpdate:      " FOR UPDATE",
+	LatestRevision: "r.version = (SELECT MAX(m.version) FROM helmstore_releases m FORCE INDEX (helmstore_releases_list) WHERE m.namespace = r.namespace AND m.name = r.name)",
+	TxOptions:      &stdsql.TxOptions{Isolation: stdsql.LevelReadCommitted},
+	IsUnique:       func(err error) bool { return mysqlCode(err) == 1062 },
+	IsDeadlock:     func(err error) bool { return mysqlCode(err) == 1213 },
 	IsUnavailable: func(err error) bool {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, gomysql.ErrInvalidConn) || errors.Is(err, gomysql.ErrPktSync) {
 			return true

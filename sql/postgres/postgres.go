@@ -46,14 +46,15 @@ func init() {
 // migrations under an advisory lock per schema. Its default isolation (READ
 // COMMITTED) is what the engine's writers need.
 var dialect = sqlbackend.Dialect{
-	Name:       "postgres",
-	Goose:      goose.DialectPostgres,
-	Migrations: migrations,
-	Dollar:     true,
-	Returning:  true,
-	ForUpdate:  " FOR UPDATE",
-	IsUnique:   func(err error) bool { return pgCode(err) == "23505" },
-	IsDeadlock: func(err error) bool { return pgCode(err) == "40P01" },
+	Name:           "postgres",
+	Goose:          goose.DialectPostgres,
+	Migrations:     migrations,
+	Dollar:         true,
+	Returning:      true,
+	ForUpdate:      " FOR UPDATE",
+	LatestRevision: "NOT EXISTS (SELECT 1 FROM helmstore_releases m WHERE m.namespace = r.namespace AND m.name = r.name AND m.version > r.version)",
+	IsUnique:       func(err error) bool { return pgCode(err) == "23505" },
+	IsDeadlock:     func(err error) bool { return pgCode(err) == "40P01" },
 	IsUnavailable: func(err error) bool {
 		if errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) || errors.Is(err, pgconn.ErrConnClosed) {
 			return true

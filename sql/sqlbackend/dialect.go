@@ -34,13 +34,16 @@ type Dialect struct {
 	// ForUpdate is appended to a SELECT that must lock the rows it reads
 	// ("" where writers are serialized anyway, as in SQLite).
 	ForUpdate string
-	// LatestIndex, if set, is put after the table in the subquery of a
-	// listing that finds a release's latest revision, to make it read the
-	// (namespace, name, version) index: MySQL's
-	// "FORCE INDEX (helmstore_releases_list)". Without it MariaDB, whose
-	// statistics lag a table just filled (a migration, a bulk load),
-	// reads every row of the namespace for each release listed.
-	LatestIndex string
+	// LatestRevision, if set, is the condition on a row r of
+	// helmstore_releases that keeps only the latest revision of each
+	// release in a listing (default: r.version is the correlated MAX of
+	// its release's versions). Each must read the (namespace, name,
+	// version) index once per row: MySQL forces it (MariaDB, whose
+	// statistics lag a table just filled, took the primary key and read
+	// the whole namespace per row); PostgreSQL says NOT EXISTS a newer
+	// revision, which it plans as an anti-join (for the MAX it misjudged
+	// the rows kept, and sorted the whole table even for one page).
+	LatestRevision string
 	// MaxChunk bounds one stored chunk of a part, in bytes (0: no bound).
 	MaxChunk int
 	// TxOptions are the options of write transactions (nil: the

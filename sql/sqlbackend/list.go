@@ -21,7 +21,7 @@ var listCols = strings.Split(`namespace, release_key, name, version, status, own
 // (listQuery) that selects, orders and limits them with the indexes: no
 // body and no part is read.
 func (b *backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head, error) {
-	query, args := listQuery(q, b.d.LatestIndex)
+	query, args := listQuery(q, b.d.LatestRevision)
 	rows, err := b.query(ctx, b.db, query, args...)
 	if err != nil {
 		return nil, b.classify(err)
@@ -36,10 +36,10 @@ func (b *backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head,
 // compares strings, so that the order, the cursor and the name prefix (a
 // range of names, which the index serves) are driver.CompareHeads'. The
 // latest revision of a release is chosen among all of its rows, before
-// statuses and labels apply: the correlated MAX reads one entry of the
-// (namespace, name, version) index (latestIndex, the dialect's
-// LatestIndex, makes sure of it).
-func listQuery(q driver.ListQuery, latestIndex string) (string, []any) {
+// statuses and labels apply, by latest (the dialect's LatestRevision) or
+// by a correlated MAX, which reads one entry of the (namespace, name,
+// version) index.
+func listQuery(q driver.ListQuery, latest string) (string, []any) {
 	var where []string
 	var args []any
 	add := func(cond string, vs ...any) { where = append(where, cond); args = append(args, vs...) }
@@ -64,10 +64,10 @@ func listQuery(q driver.ListQuery, latestIndex string) (string, []any) {
 		}
 	}
 	if q.Latest {
-		if latestIndex != "" {
-			latestIndex = " " + latestIndex
+		if latest == "" {
+			latest = "r.version = (SELECT MAX(m.version) FROM helmstore_releases m WHERE m.namespace = r.namespace AND m.name = r.name)"
 		}
-		where = append(where, "r.version = (SELECT MAX(m.version) FROM helmstore_releases m"+latestIndex+" WHERE m.namespace = r.namespace AND m.name = r.name)")
+		where = append(where, latest)
 	}
 	if len(q.Statuses) > 0 {
 		add("r.status IN ("+placeholders(len(q.Statuses))+")", anys(q.Statuses)...)
