@@ -194,13 +194,9 @@ func (b *redisBackend) Heads(ctx context.Context, q driver.Query) ([]*driver.Hea
 			return nil, err
 		}
 		for i, ns := range nss {
-			keys, err := cmds[i].Result()
-			if isWrongType(err) {
-				b.log("helmstore: redis: an index set of namespace %q is not a set: finding its releases by scanning", ns)
-				if keys, err = b.headKeys(ctx, ns); err != nil {
-					return nil, err
-				}
-				setsOf[ns] = nil // nothing to prune from
+			keys, err := b.indexMembers(ctx, ns, cmds[i], setsOf)
+			if err != nil {
+				return nil, err
 			}
 			for _, key := range keys {
 				cands = append(cands, cand{ns, key})
@@ -500,4 +496,19 @@ func (b *redisBackend) Stats(ctx context.Context, ns string) (driver.Stats, erro
 		}
 	}
 	return s, nil
+}
+
+// indexMembers returns the release keys cmd, the members of namespace
+// ns's index sets setsOf[ns] (their intersection or union), read. An index
+// set that is not a set (damaged) is logged and ns's releases are found by
+// scanning instead; setsOf[ns] is then cleared, so that nothing is pruned
+// from it. The other errors of cmd were returned by firstError.
+func (b *redisBackend) indexMembers(ctx context.Context, ns string, cmd *goredis.StringSliceCmd, setsOf map[string][]string) ([]string, error) {
+	keys, err := cmd.Result()
+	if !isWrongType(err) {
+		return keys, nil
+	}
+	b.log("helmstore: redis: an index set of namespace %q is not a set: finding its releases by scanning", ns)
+	setsOf[ns] = nil
+	return b.headKeys(ctx, ns)
 }

@@ -84,13 +84,9 @@ func (b *redisBackend) List(ctx context.Context, q driver.ListQuery) ([]*driver.
 	}
 	var items []listItem
 	for i, ns := range nss {
-		keys, err := cmds[i].Result()
-		if isWrongType(err) {
-			b.log("helmstore: redis: an index set of namespace %q is not a set: finding its releases by scanning", ns)
-			if keys, err = b.headKeys(ctx, ns); err != nil {
-				return nil, err
-			}
-			setsOf[ns] = nil // nothing to prune from
+		keys, err := b.indexMembers(ctx, ns, cmds[i], setsOf)
+		if err != nil {
+			return nil, err
 		}
 		items = append(items, listItems(ns, keys, q)...)
 	}
