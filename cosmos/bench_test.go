@@ -61,6 +61,7 @@ func cosmosTarget() benchmarks.Target {
 			return stored()
 		}
 		s.AfterWrite = func(*testing.B, string, int) { castest.WaitCommits(be) }
+		s.Settle = func() { castest.WaitCommits(be) }
 		s.Counters = func() map[string]float64 {
 			m := map[string]float64{"roundtrips/op": float64(c.RoundTrips())}
 			if ru := c.RequestCharge(); ru > 0 {
@@ -86,3 +87,12 @@ func BenchmarkDeployed(b *testing.B) { bench.Deployed(b) }
 // BenchmarkList: `helm list -A` of 200 releases in 20 namespaces, a
 // cross-partition query.
 func BenchmarkList(b *testing.B) { bench.List(b) }
+
+// BenchmarkActionList: `helm list -A` through Helm's action.List, cold, of
+// 1,000 × 3 typical and 200 × 3 large releases, cross-partition
+// (Bench.ActionList).
+func BenchmarkActionList(b *testing.B) { bench.ActionList(b) }
+
+// BenchmarkSummaries: the summary listing of 1,000 (10,000 with
+// HELMSTORE_BENCH_LARGE=1) releases × 3, cold (Bench.Summaries).
+func BenchmarkSummaries(b *testing.B) { bench.Summaries(b) }

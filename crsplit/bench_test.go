@@ -245,7 +245,7 @@ func benchTargets(b *testing.B) []benchmarks.Target {
 			}
 			return run(b, byFace[f].cold)
 		}},
-		{Name: "helm-secrets", Open: func(b *testing.B, f benchmarks.Face, _ bool) benchmarks.Store { return run(b, byFace[f].secrets) }},
+		{Name: "helm-secrets", Helm: true, Open: func(b *testing.B, f benchmarks.Face, _ bool) benchmarks.Store { return run(b, byFace[f].secrets) }},
 	}
 }
 

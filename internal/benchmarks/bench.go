@@ -124,6 +124,11 @@ type Store struct {
 	// timed loop per operation.
 	Counters func() map[string]float64
 
+	// Settle, if set, waits for the store's background work (such as
+	// crsplit's commits): the listing benchmarks call it after storing
+	// their releases, outside the timer.
+	Settle func()
+
 	// fresh, set by OpenStore, returns a lister over a new store on the
 	// same stored data (listerOf).
 	fresh func(Face) *lister

@@ -9,10 +9,12 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	kubefake "helm.sh/helm/v3/pkg/kube/fake"
+	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 	action4 "helm.sh/helm/v4/pkg/action"
 	kubefake4 "helm.sh/helm/v4/pkg/kube/fake"
+	release4 "helm.sh/helm/v4/pkg/release"
 	storage4 "helm.sh/helm/v4/pkg/storage"
 	helm4driver "helm.sh/helm/v4/pkg/storage/driver"
 
@@ -51,13 +53,13 @@ func freshOver(be driver.Backend, cfg *driver.Config) func(Face) *lister {
 			nc := helm4.NewConfig(cfg.Name, cfg.ConnectionString, helm4.WithCacheBytes(0))
 			nc.RESTClientGetter, nc.Timeout = cfg.RESTClientGetter, cfg.Timeout
 			s := helm4.New(c, nc).Namespace("")
-			l.list, l.summaries = actionList4(s), s.Summaries
+			l.list, l.summaries = actionList4(listed4{s, &l.listed}), s.Summaries
 			return l
 		}
 		nc := helm3.NewConfig(cfg.Name, cfg.ConnectionString, helm3.WithCacheBytes(0))
 		nc.RESTClientGetter, nc.Timeout = cfg.RESTClientGetter, cfg.Timeout
 		s := helm3.New(c, nc).Namespace("")
-		l.list, l.summaries = actionList3(s), s.Summaries
+		l.list, l.summaries = actionList3(listed3{s, &l.listed}), s.Summaries
 		return l
 	}
 }
@@ -68,6 +70,10 @@ type lister struct {
 	// -A` does, and returns how many releases it listed and the bytes of
 	// their manifests.
 	list func() (n int, manifestBytes int64, err error)
+	// listed is the bytes of the manifests the driver's List returned to
+	// the last list (every revision, of which action.List keeps the
+	// latest).
+	listed atomic.Int64
 	// summaries is the store's summary listing of every namespace; nil
 	// for Helm's drivers, which have none.
 	summaries func(context.Context, driver.SummaryQuery) (driver.SummaryPage, error)
@@ -82,13 +88,51 @@ func listerOf(s Store, f Face) *lister {
 	if s.fresh != nil {
 		return s.fresh(f)
 	}
-	if f == Helm4 && s.View4 != nil {
-		return &lister{list: actionList4(s.View4(""))}
+	l := &lister{}
+	switch {
+	case f == Helm4 && s.View4 != nil:
+		l.list = actionList4(listed4{s.View4(""), &l.listed})
+	case f == Helm3 && s.View != nil:
+		l.list = actionList3(listed3{s.View(""), &l.listed})
+	default:
+		return nil
 	}
-	if f == Helm3 && s.View != nil {
-		return &lister{list: actionList3(s.View(""))}
+	return l
+}
+
+// listed3 is a Helm 3 driver whose List records the bytes of the manifests
+// it returned.
+type listed3 struct {
+	helmdriver.Driver
+	bytes *atomic.Int64
+}
+
+func (d listed3) List(filter func(*release.Release) bool) ([]*release.Release, error) {
+	rs, err := d.Driver.List(filter)
+	var n int64
+	for _, r := range rs {
+		n += int64(len(r.Manifest))
 	}
-	return nil
+	d.bytes.Store(n)
+	return rs, err
+}
+
+// listed4 is listed3 for a Helm 4 driver.
+type listed4 struct {
+	helm4driver.Driver
+	bytes *atomic.Int64
+}
+
+func (d listed4) List(filter func(release4.Releaser) bool) ([]release4.Releaser, error) {
+	rs, err := d.Driver.List(filter)
+	var n int64
+	for _, r := range rs {
+		if v1, err := v1Of(r); err == nil {
+			n += int64(len(v1.Manifest))
+		}
+	}
+	d.bytes.Store(n)
+	return rs, err
 }
 
 // actionList3 is Helm 3's action.List over d, as `helm list -A` runs it:

@@ -27,6 +27,10 @@ import (
 //   - manifest-MB: the bytes of the manifests action.List returned (the
 //     latest revision of every release), and peak/manifest, the ratio of
 //     peak-heap-MB to it;
+//   - listed-manifest-MB: the bytes of the manifests the driver's List
+//     returned to action.List (every revision: Helm's interface has no
+//     other listing; action.List keeps the latest of each release after),
+//     and peak/listed;
 //   - part-reads/op and head-reads/op (Summaries, helmstore's stores):
 //     the engine's calls of the backend's Parts and Heads, which a summary
 //     listing must not make (the benchmark fails if it does);
@@ -35,23 +39,40 @@ import (
 // They report no cpu-ms/op: the collection before each op is outside the
 // timer but not outside the process's CPU time.
 
+// The sets of ActionList and Summaries, in the order they run.
+var (
+	actionListSets = []listSet{
+		appSet(1000, 3, 20),
+		largeSet(appSet(1000, 10, 20), false),
+		largeSet(appSet(10000, 3, 100), true),
+		stackSet(200, 20),
+	}
+	summarySets = []listSet{
+		appSet(1000, 3, 20),
+		largeSet(appSet(1000, 10, 20), true),
+		largeSet(appSet(10000, 3, 100), true),
+	}
+)
+
 // ActionList times Helm's action.List as `helm list -A` runs it (every
 // namespace, Helm's default state mask: the latest revision of each
-// release, deployed or failed on Helm 3, any on Helm 4), cold, on two sets:
-// app-1000x3, 1,000 releases of a typical application chart (a 113 KB
-// release) × 3 revisions in 20 namespaces, and stack-200x3, 200 releases
+// release, deployed or failed on Helm 3, any on Helm 4), cold, on these
+// sets: app-1000x3, 1,000 releases of a typical application chart (a 113
+// KB release) × 3 revisions in 20 namespaces; with LargeEnv, app-1000x10
+// (the same releases × 10 revisions) and app-10000x3 (10,000 releases × 3
+// in 100 namespaces; not on Helm's drivers); and stack-200x3, 200 releases
 // of the realistic large fixture (fixture.Stack, 2.2 MB) × 3 revisions in
 // 20 namespaces (on Helm's drivers only with LargeEnv: storing it takes
 // them more than 20 s).
 func (bn Bench) ActionList(b *testing.B) {
 	targets := bn.Targets(b)
-	for _, set := range []listSet{appSet(1000, 20, false), stackSet(200, 20)} {
+	for _, set := range actionListSets {
 		b.Run(set.name, func(b *testing.B) {
 			for _, t := range targets {
 				b.Run(coldName(t), func(b *testing.B) {
 					set.skipUnlessLarge(b, t.Helm)
 					s := t.Open(b, Helm3, false)
-					seed(b, s.View, set)
+					seed(b, s, set)
 					for _, f := range Faces {
 						if listerOf(s, f) == nil {
 							continue
@@ -68,18 +89,17 @@ func (bn Bench) ActionList(b *testing.B) {
 
 // Summaries times a cold summary listing of every namespace (the latest
 // revision of each release: Store.Summaries with the zero query, one page)
-// on our stores, on app-1000x3 (ActionList's) and app-10000x3 (10,000
-// releases of the same chart × 3 revisions in 100 namespaces; only with
-// LargeEnv), and reports the part and head reads it made, which must be
-// none. Helm's drivers have no summary listing: beside ours at 1,000 × 3
+// on our stores, on ActionList's app sets (app-1000x10 and app-10000x3
+// only with LargeEnv), and reports the part and head reads it made, which
+// must be none. Helm's drivers have no summary listing: beside ours at 1,000 × 3
 // they run action.List on the same set, as <target>-actionList.
 func (bn Bench) Summaries(b *testing.B) {
 	targets := bn.Targets(b)
-	for _, set := range []listSet{appSet(1000, 20, false), appSet(10000, 100, true)} {
+	for _, set := range summarySets {
 		b.Run(set.name, func(b *testing.B) {
 			set.skipUnlessLarge(b, false)
 			for _, t := range targets {
-				if t.Helm && set.large {
+				if t.Helm && set.noHelm {
 					continue
 				}
 				name := coldName(t)
@@ -88,7 +108,7 @@ func (bn Bench) Summaries(b *testing.B) {
 				}
 				b.Run(name, func(b *testing.B) {
 					s := t.Open(b, Helm3, false)
-					seed(b, s.View, set)
+					seed(b, s, set)
 					for _, f := range Faces {
 						l := listerOf(s, f)
 						if l == nil {
@@ -146,7 +166,7 @@ func coldListings(b *testing.B, s Store, f Face, want int, noReads bool, op func
 		before = s.Counters()
 	}
 	var peak, base uint64
-	var manifest, parts, heads int64
+	var manifest, listed, parts, heads int64
 	counted := false
 	b.StopTimer()
 	b.ResetTimer()
@@ -163,7 +183,7 @@ func coldListings(b *testing.B, s Store, f Face, want int, noReads bool, op func
 		if n != want {
 			b.Fatalf("listed %d releases, want %d", n, want)
 		}
-		peak, base, manifest = max(peak, p), max(base, h.base), m
+		peak, base, manifest, listed = max(peak, p), max(base, h.base), m, l.listed.Load()
 		if l.reads != nil {
 			counted = true
 			parts += l.reads.parts.Load()
@@ -176,6 +196,10 @@ func coldListings(b *testing.B, s Store, f Face, want int, noReads bool, op func
 	if manifest > 0 {
 		b.ReportMetric(float64(manifest)/mb, "manifest-MB")
 		b.ReportMetric(float64(peak)/float64(manifest), "peak/manifest")
+	}
+	if listed > 0 {
+		b.ReportMetric(float64(listed)/mb, "listed-manifest-MB")
+		b.ReportMetric(float64(peak)/float64(listed), "peak/listed")
 	}
 	if counted {
 		b.ReportMetric(float64(parts)/float64(b.N), "part-reads/op")

@@ -34,8 +34,10 @@ const seedWorkers = 12
 type listSet struct {
 	name                            string // the sub-benchmark's name
 	releases, revisions, namespaces int
-	// large: run only with LargeEnv; helmLarge: the same on Helm's drivers.
-	large, helmLarge bool
+	// large: run only with LargeEnv; helmLarge: the same on Helm's
+	// drivers; noHelm: never on Helm's drivers (their action.List of it
+	// would hold gigabytes).
+	large, helmLarge, noHelm bool
 	// revs returns the revisions of release i, 1 first.
 	revs func(i int) []*release.Release
 }
@@ -56,23 +58,30 @@ var appChart = sync.OnceValue(func() *chart.Chart {
 })
 
 // appSet is n releases of the typical application chart (a 113 KB release
-// in Helm's JSON: appChart, 10 values, a 20 KB manifest) × 3 revisions in
-// namespaces namespaces.
-func appSet(n, namespaces int, isLarge bool) listSet {
-	return listSet{name: fmt.Sprintf("app-%dx3", n), releases: n, revisions: 3, namespaces: namespaces, large: isLarge, helmLarge: isLarge,
+// in Helm's JSON: appChart, 10 values, a 20 KB manifest) × revs revisions
+// in namespaces namespaces.
+func appSet(n, revs, namespaces int) listSet {
+	return listSet{name: fmt.Sprintf("app-%dx%d", n, revs), releases: n, revisions: revs, namespaces: namespaces,
 		revs: func(i int) []*release.Release {
 			g := fixture.New(uint64(1000 + i))
 			name, ns := fmt.Sprintf("app-%05d", i), ListNamespace(i%namespaces)
-			out := make([]*release.Release, 3)
-			for v := 1; v <= 3; v++ {
+			out := make([]*release.Release, revs)
+			for v := 1; v <= revs; v++ {
 				st := release.StatusSuperseded
-				if v == 3 {
+				if v == revs {
 					st = release.StatusDeployed
 				}
 				out[v-1] = g.Release(name, ns, v, appChart(), g.Values(10), st, 20000)
 			}
 			return out
 		}}
+}
+
+// largeSet is set run only with LargeEnv, on Helm's drivers too unless
+// noHelm.
+func largeSet(set listSet, noHelm bool) listSet {
+	set.large, set.helmLarge, set.noHelm = true, true, noHelm
+	return set
 }
 
 // stackSet is n releases of the realistic large fixture (fixture.Stack, a
@@ -88,18 +97,21 @@ func stackSet(n, namespaces int) listSet {
 // skipUnlessLarge skips b unless the set may run on a target of Helm's own
 // (helm) or helmstore's, as LargeEnv says.
 func (set listSet) skipUnlessLarge(b *testing.B, helm bool) {
+	if helm && set.noHelm {
+		b.Skipf("%s: not run on Helm's drivers (their action.List of it would hold gigabytes)", set.name)
+	}
 	if (set.large || helm && set.helmLarge) && !large() {
 		b.Skipf("%s: a large set (seeding takes more than ~20 s); run it with %s=1", set.name, LargeEnv)
 	}
 }
 
-// seed stores set through view (a namespace's Helm 3 driver), seedWorkers
-// releases at once, each release's revisions in order.
-func seed(b *testing.B, view func(ns string) helmdriver.Driver, set listSet) {
+// seed stores set through s's Helm 3 views, seedWorkers releases at once,
+// each release's revisions in order, then waits for s to settle.
+func seed(b *testing.B, s Store, set listSet) {
 	start := time.Now()
 	views := map[string]helmdriver.Driver{}
 	for i := 0; i < set.namespaces; i++ {
-		views[ListNamespace(i)] = view(ListNamespace(i))
+		views[ListNamespace(i)] = s.View(ListNamespace(i))
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -127,6 +139,9 @@ func seed(b *testing.B, view func(ns string) helmdriver.Driver, set listSet) {
 	close(errs)
 	if err := <-errs; err != nil {
 		b.Fatal(err)
+	}
+	if s.Settle != nil {
+		s.Settle()
 	}
 	b.Logf("seeded %d releases × %d revisions in %d namespaces in %v", set.releases, set.revisions, set.namespaces, time.Since(start).Round(time.Millisecond))
 }
