@@ -89,7 +89,8 @@ bench-smoke:
 ## for benchstat (go run golang.org/x/perf/cmd/benchstat@latest bench-*.txt; with -col /face, the two
 ## Helms side by side). The listing benchmarks (ActionList, Summaries) skip their large sets (10,000 releases
 ## x 3 revisions; 200 x 3 of the 2.2 MB release on Helm's drivers: each takes more than ~20 s to store) unless
-## HELMSTORE_BENCH_LARGE=1, e.g. HELMSTORE_BENCH_LARGE=1 make bench BENCH='ActionList|Summaries'.
+## HELMSTORE_BENCH_LARGE=1 (crsplit's and cosmos's all of them: their servers take 25-90 s to store 1,000 x 3),
+## e.g. HELMSTORE_BENCH_LARGE=1 make bench BENCH='ActionList|Summaries'.
 bench:
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 1s ./sql/ > bench-sql.txt; s=$$?; cat bench-sql.txt; exit $$s
 	$(GO) test -count=6 -run '^$$' -bench '$(BENCH)' -benchtime 30x ./crsplit/ > bench-crsplit.txt; s=$$?; cat bench-crsplit.txt; exit $$s

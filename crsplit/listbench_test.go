@@ -30,7 +30,7 @@ func listTargets(b *testing.B) []benchmarks.Target {
 		ensureNamespace(b, k, benchmarks.ListNamespace(i))
 	}
 	return []benchmarks.Target{
-		{Name: "crsplit", ColdWarm: true, Open: func(b *testing.B, f benchmarks.Face, cache bool) benchmarks.Store {
+		{Name: "crsplit", ColdWarm: true, SlowSeed: true, Open: func(b *testing.B, f benchmarks.Face, cache bool) benchmarks.Store {
 			var be driver.Backend
 			s := benchmarks.OpenStore(b, f, cache, func(b *testing.B, cfg *driver.Config) driver.Backend {
 				cfg.Name, cfg.RESTClientGetter = Name, k.Config(kubeenv.Admin)
@@ -47,7 +47,7 @@ func listTargets(b *testing.B) []benchmarks.Target {
 			})
 			return s
 		}},
-		{Name: "helm-secrets", Helm: true, Open: func(b *testing.B, f benchmarks.Face, _ bool) benchmarks.Store {
+		{Name: "helm-secrets", Helm: true, SlowSeed: true, Open: func(b *testing.B, f benchmarks.Face, _ bool) benchmarks.Store {
 			cs, err := kubernetes.NewForConfig(k.Config(kubeenv.Admin)) // as Helm's client: client-go's defaults
 			if err != nil {
 				b.Fatal(err)

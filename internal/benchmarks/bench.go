@@ -87,6 +87,11 @@ type Target struct {
 	// with LargeEnv (Bench.ActionList).
 	Helm bool
 
+	// SlowSeed marks a store that takes more than ~20 s to store even the
+	// listing benchmarks' smallest sets (an API server, an emulator): it
+	// runs them only with LargeEnv.
+	SlowSeed bool
+
 	// Open returns the store one run of a sub-benchmark uses through face
 	// (its View for Helm3, its View4 for Helm4), empty of the release it
 	// names, with its part cache on or off (cache is true for the write

@@ -70,7 +70,7 @@ func (bn Bench) ActionList(b *testing.B) {
 		b.Run(set.name, func(b *testing.B) {
 			for _, t := range targets {
 				b.Run(coldName(t), func(b *testing.B) {
-					set.skipUnlessLarge(b, t.Helm)
+					set.skipUnlessLarge(b, t)
 					s := t.Open(b, Helm3, false)
 					seed(b, s, set)
 					for _, f := range Faces {
@@ -97,7 +97,9 @@ func (bn Bench) Summaries(b *testing.B) {
 	targets := bn.Targets(b)
 	for _, set := range summarySets {
 		b.Run(set.name, func(b *testing.B) {
-			set.skipUnlessLarge(b, false)
+			if set.large && !large() {
+				b.Skipf("%s: seeding takes more than ~20 s; run it with %s=1", set.name, LargeEnv)
+			}
 			for _, t := range targets {
 				if t.Helm && set.noHelm {
 					continue
@@ -107,6 +109,7 @@ func (bn Bench) Summaries(b *testing.B) {
 					name = t.Name + "-actionList"
 				}
 				b.Run(name, func(b *testing.B) {
+					set.skipUnlessLarge(b, t)
 					s := t.Open(b, Helm3, false)
 					seed(b, s, set)
 					for _, f := range Faces {

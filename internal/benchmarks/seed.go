@@ -94,14 +94,14 @@ func stackSet(n, namespaces int) listSet {
 		}}
 }
 
-// skipUnlessLarge skips b unless the set may run on a target of Helm's own
-// (helm) or helmstore's, as LargeEnv says.
-func (set listSet) skipUnlessLarge(b *testing.B, helm bool) {
-	if helm && set.noHelm {
+// skipUnlessLarge skips b unless the set may run on t (a target of Helm's
+// own, or one that seeds slowly, runs fewer without LargeEnv).
+func (set listSet) skipUnlessLarge(b *testing.B, t Target) {
+	if t.Helm && set.noHelm {
 		b.Skipf("%s: not run on Helm's drivers (their action.List of it would hold gigabytes)", set.name)
 	}
-	if (set.large || helm && set.helmLarge) && !large() {
-		b.Skipf("%s: a large set (seeding takes more than ~20 s); run it with %s=1", set.name, LargeEnv)
+	if (set.large || t.Helm && set.helmLarge || t.SlowSeed) && !large() {
+		b.Skipf("%s on %s: seeding takes more than ~20 s; run it with %s=1", set.name, t.Name, LargeEnv)
 	}
 }
 
