@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/readcount"
 )
 
 // summaryReleases are the releases of the summary test: the suite's three
@@ -78,23 +78,6 @@ func summaryReleases() []*release.Release {
 		mk("default", "app-c", 4, release.StatusPendingUpgrade, labels("team", "web", "tier", "frontend")),
 		mk("default", "other", 1, release.StatusDeployed, labels("team", "web")),
 	}
-}
-
-// readCounter counts the backend reads that a summary listing must not
-// make: parts, and heads with their bodies.
-type readCounter struct {
-	driver.Backend
-	parts, heads atomic.Int64
-}
-
-func (c *readCounter) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
-	c.parts.Add(1)
-	return c.Backend.Parts(ctx, refs)
-}
-
-func (c *readCounter) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
-	c.heads.Add(1)
-	return c.Backend.Heads(ctx, q)
 }
 
 // unsummarised is a backend whose heads were all stored before it kept
@@ -164,7 +147,7 @@ func testSummaries(t *testing.T, h Harness) {
 	if hd == nil {
 		t.Skip("not a helmstore store: no backend to count reads on")
 	}
-	counter := &readCounter{Backend: hd.Backend()}
+	counter := readcount.New(hd.Backend())
 	counted, ok := h.face().onFace(helm3.New(counter, hd.Config()))
 	if !ok {
 		t.Skip("the store cannot be put on this face")
@@ -193,7 +176,7 @@ func testSummaries(t *testing.T, h Harness) {
 			}
 		})
 	}
-	if n, m := counter.parts.Load(), counter.heads.Load(); n != 0 || m != 0 {
+	if n, m := counter.Counts(); n != 0 || m != 0 {
 		t.Fatalf("summary listings made %d part reads and %d head reads: they must be served from the heads' index fields alone", n, m)
 	}
 	t.Run("BadInput", func(t *testing.T) {

@@ -21,24 +21,8 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/helm4"
+	"github.com/helmstore/helmstore/internal/readcount"
 )
-
-// readCounter is a backend that counts the reads a summary listing must
-// not make: of parts, and of heads with their bodies.
-type readCounter struct {
-	driver.Backend
-	parts, heads atomic.Int64
-}
-
-func (c *readCounter) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
-	c.parts.Add(1)
-	return c.Backend.Parts(ctx, refs)
-}
-
-func (c *readCounter) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
-	c.heads.Add(1)
-	return c.Backend.Heads(ctx, q)
-}
 
 // freshOver returns the function OpenStore sets as Store.fresh: a new store
 // through face f over be (opened with cfg), with its part cache off and
@@ -47,7 +31,7 @@ func (c *readCounter) Heads(ctx context.Context, q driver.Query) ([]*driver.Head
 // which the store OpenStore opened closes.
 func freshOver(be driver.Backend, cfg *driver.Config) func(Face) *lister {
 	return func(f Face) *lister {
-		c := &readCounter{Backend: be}
+		c := readcount.New(be)
 		l := &lister{reads: c}
 		if f == Helm4 {
 			nc := helm4.NewConfig(cfg.Name, cfg.ConnectionString, helm4.WithCacheBytes(0))
@@ -78,7 +62,7 @@ type lister struct {
 	// for Helm's drivers, which have none.
 	summaries func(context.Context, driver.SummaryQuery) (driver.SummaryPage, error)
 	// reads counts the backend's reads; nil for Helm's drivers.
-	reads *readCounter
+	reads *readcount.Backend
 }
 
 // listerOf returns a new lister of s through face f: a fresh store over

@@ -189,8 +189,9 @@ func coldListings(b *testing.B, s Store, f Face, want int, noReads bool, op func
 		peak, base, manifest, listed = max(peak, p), max(base, h.base), m, l.listed.Load()
 		if l.reads != nil {
 			counted = true
-			parts += l.reads.parts.Load()
-			heads += l.reads.heads.Load()
+			p, h := l.reads.Counts()
+			parts += p
+			heads += h
 		}
 	}
 	const mb = 1 << 20
