@@ -7,7 +7,6 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
@@ -21,46 +20,38 @@ import (
 // page of 50 took as long as all 10,000). Both are fixed by the dialects'
 // LatestRevision.
 func TestListLatestPlans(t *testing.T) {
-	for _, c := range dialects {
-		if c.name != "mysql" && c.name != "postgres" {
-			continue
+	sqlBackends(t, func(t *testing.T, s helm3.Store, be *sqlbackend.Backend) {
+		name := be.Dialect().Name
+		if name != "mysql" && name != "postgres" {
+			return
 		}
-		t.Run(c.name, func(t *testing.T) {
-			ctx := context.Background()
-			s, err := helm3.Open(ctx, c.name, c.conn(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			be := engine.Of(s).Backend().(*sqlbackend.Backend)
-			seedHeads(t, s, be)
-			stmt, args := be.ListStatement(driver.ListQuery{Latest: true, Limit: 50})
-			plan := explain(t, be, stmt, args)
-			switch c.name {
-			case "mysql":
-				found := false
-				for _, row := range plan {
-					if row["select_type"] == "DEPENDENT SUBQUERY" {
-						found = true
-						if row["key"] != "helmstore_releases_list" {
-							t.Errorf("the latest revision's subquery reads key %q (%v), want helmstore_releases_list", row["key"], row)
-						}
+		seedHeads(t, s, be)
+		stmt, args := be.ListStatement(driver.ListQuery{Latest: true, Limit: 50})
+		plan := explain(t, be, stmt, args)
+		switch name {
+		case "mysql":
+			found := false
+			for _, row := range plan {
+				if row["select_type"] == "DEPENDENT SUBQUERY" {
+					found = true
+					if row["key"] != "helmstore_releases_list" {
+						t.Errorf("the latest revision's subquery reads key %q (%v), want helmstore_releases_list", row["key"], row)
 					}
 				}
-				if !found {
-					t.Fatalf("no dependent subquery in the plan of %s: %v", stmt, plan)
-				}
-			case "postgres":
-				var text []string
-				for _, row := range plan {
-					text = append(text, row["QUERY PLAN"])
-				}
-				if p := strings.Join(text, "\n"); strings.Contains(p, "Seq Scan on helmstore_releases r") || strings.Contains(p, "Sort") {
-					t.Errorf("a page of latest revisions reads the whole table:\n%s", p)
-				}
 			}
-		})
-	}
+			if !found {
+				t.Fatalf("no dependent subquery in the plan of %s: %v", stmt, plan)
+			}
+		case "postgres":
+			var text []string
+			for _, row := range plan {
+				text = append(text, row["QUERY PLAN"])
+			}
+			if p := strings.Join(text, "\n"); strings.Contains(p, "Seq Scan on helmstore_releases r") || strings.Contains(p, "Sort") {
+				t.Errorf("a page of latest revisions reads the whole table:\n%s", p)
+			}
+		}
+	})
 }
 
 // explain returns the rows of the server's EXPLAIN of stmt, by column.
