@@ -16,16 +16,14 @@ import (
 // every revision; the rest is applied with Select. The heads come back
 // without Body and Frames.
 func (b *Backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head, error) {
-	sel := Selector{Kind: KindHead, Namespace: q.Namespace, Labels: map[string]string{}}
+	hq := driver.Query{Namespace: q.Namespace}
 	if !q.Latest {
-		for k, v := range q.Labels {
-			sel.Labels[k] = v
-		}
+		hq.Labels = q.Labels
 		if len(q.Statuses) == 1 {
-			sel.Labels[driver.LabelStatus] = q.Statuses[0]
+			hq.Status = q.Statuses[0]
 		}
 	}
-	objs, err := b.s.List(ctx, sel)
+	objs, err := b.s.List(ctx, selector(hq, b.cfg.HeadName))
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +49,9 @@ func (b *Backend) listedHead(ctx context.Context, obj *Object) (*driver.Head, er
 		return nil, nil
 	}
 	if obj.Err == nil && !isPending(obj) {
+		if obj.Head != nil {
+			obj.Head.Embedded = nil // not returned, so not looked up either
+		}
 		h, err := b.headOf(obj)
 		if err == nil {
 			return h, nil
