@@ -1,0 +1,105 @@
+// Package cli is the helmstore command (cmd/helmstore) and the `helm store`
+// plugin, which runs the same binary: the global flags and environment of
+// Helm's own command line, and one file per subcommand.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"helm.sh/helm/v4/pkg/cli"
+
+	// Every backend, so that any HELM_DRIVER name opens.
+	_ "github.com/helmstore/helmstore/cosmos"
+	_ "github.com/helmstore/helmstore/crsplit"
+	_ "github.com/helmstore/helmstore/redis"
+	_ "github.com/helmstore/helmstore/sql"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/migrate"
+)
+
+// env is what every subcommand shares: Helm's settings (kubeconfig,
+// context, namespace, from flags and HELM_* variables), the store the
+// command works on and where it writes.
+type env struct {
+	settings *cli.EnvSettings
+	// driver and conn name the store, as HELM_DRIVER and its connection
+	// string variable do.
+	driver, conn string
+	out, errOut  io.Writer
+}
+
+// Main runs the command with the process's arguments and returns its exit
+// status.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := NewRootCmd(os.Stdout, os.Stderr)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", driver.Redact(err.Error()))
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return 1
+	}
+	return 0
+}
+
+// exitError is an error with an exit status other than 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// NewRootCmd returns the helmstore command with every subcommand, writing
+// to out and errOut.
+func NewRootCmd(out, errOut io.Writer) *cobra.Command {
+	e := &env{settings: cli.New(), out: out, errOut: errOut}
+	root := &cobra.Command{
+		Use:   "helmstore",
+		Short: "Move, inspect and check Helm releases in any store",
+		Long: `helmstore moves Helm releases between any two stores (Helm's Secrets, ConfigMaps and SQL
+drivers and every helmstore backend), checks them, and shows them as helm does.
+
+A store is named as HELM_DRIVER names it: secret, configmap, sql, postgres, mysql, sqlite,
+redis, cosmos, crsplit. Its connection string comes from --connection or from the environment
+(HELM_DRIVER_SQL_CONNECTION_STRING for sql, HELM_DRIVER_<NAME>_CONNECTION_STRING otherwise).
+As a Helm plugin it runs as "helm store ...", with helm's flags and environment.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(out)
+	root.SetErr(errOut)
+	f := root.PersistentFlags()
+	e.settings.AddFlags(f)
+	f.StringVar(&e.driver, "driver", os.Getenv("HELM_DRIVER"), "the store, as HELM_DRIVER names it (default: $HELM_DRIVER, else Helm's secret)")
+	f.StringVar(&e.conn, "connection", "", "the store's connection string (default: from the environment, as HELM_DRIVER's store reads it)")
+	root.AddCommand(newMigrateCmd(e))
+	return root
+}
+
+// open opens the store named name with connection string conn ("": the
+// environment's).
+func (e *env) open(ctx context.Context, name, conn string) (migrate.Store, error) {
+	return migrate.Open(ctx, name, conn, e.settings.RESTClientGetter())
+}
+
+// namespace is the namespace the command works in: "" with -A
+// (allNamespaces), else --namespace, $HELM_NAMESPACE or the kubeconfig's.
+func (e *env) namespace(allNamespaces bool) string {
+	if allNamespaces {
+		return ""
+	}
+	return e.settings.Namespace()
+}
