@@ -94,4 +94,3 @@ func firstFew(names []string) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
 }
-

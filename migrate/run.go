@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 	"golang.org/x/sync/errgroup"
+	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 )
 
 // Options select and steer a move.
@@ -435,4 +435,3 @@ func (m *mover) plan(ctx context.Context, releases [][]Revision) error {
 	}
 	return nil
 }
-

@@ -54,7 +54,9 @@ type Revision struct {
 func (r Revision) Key() string { return fmt.Sprintf("sh.helm.release.v1.%s.v%d", r.Name, r.Version) }
 
 // String names the revision for messages: namespace/name revision.
-func (r Revision) String() string { return fmt.Sprintf("%s/%s revision %d", r.Namespace, r.Name, r.Version) }
+func (r Revision) String() string {
+	return fmt.Sprintf("%s/%s revision %d", r.Namespace, r.Name, r.Version)
+}
 
 // revisionOf is the Revision of a release.
 func revisionOf(rls *rspb.Release) Revision {

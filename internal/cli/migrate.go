@@ -13,10 +13,10 @@ import (
 // migrateFlags are the migrate command's flags.
 type migrateFlags struct {
 	from, to, fromConn, toConn string
-	allNamespaces               bool
-	opts                        migrate.Options
-	deleteSource                bool
-	output                      string
+	allNamespaces              bool
+	opts                       migrate.Options
+	deleteSource               bool
+	output                     string
 }
 
 func newMigrateCmd(e *env) *cobra.Command {
