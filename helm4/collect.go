@@ -1,6 +1,9 @@
 package helm4
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Collector is implemented by stores whose backend can leave garbage
 // behind: objects that no release uses, left by a writer that died or lost
@@ -21,4 +24,28 @@ func Collect(ctx context.Context, s Store) error {
 		return c.Collect(ctx)
 	}
 	return nil
+}
+
+// Verifier is implemented by every helmstore store: Verify (the function)
+// calls it.
+type Verifier interface {
+	// Verify reads every revision of the store's namespace (every
+	// namespace for the "" view), within ctx.
+	Verify(ctx context.Context, bad func(*ReleaseError)) (int, error)
+}
+
+// Verify reads every revision s holds in its namespace (every namespace
+// for the "" view) as Get reads it (head, parts, digests, seals,
+// decoding), calls bad with each that cannot be read, naming it (its Err
+// wraps ErrCorrupt for damaged stored bytes), and returns how many
+// revisions it read. Unlike List, which skips what it cannot read, it
+// passes over no revision the store lists. The helmstore command's verify
+// is this function.
+func Verify(ctx context.Context, s Store, bad func(*ReleaseError)) (int, error) {
+	v, ok := s.(Verifier)
+	if !ok {
+		return 0, fmt.Errorf("%T cannot verify its revisions", s)
+	}
+	n, err := v.Verify(ctx, bad)
+	return n, helmErr(err)
 }

@@ -77,6 +77,7 @@ type store struct {
 var (
 	_ Store     = (*store)(nil)
 	_ Collector = (*store)(nil)
+	_ Verifier  = (*store)(nil)
 )
 
 // EngineView returns the engine view under the store, for the module's own
@@ -95,6 +96,14 @@ func (s *store) Summaries(ctx context.Context, q SummaryQuery) (SummaryPage, err
 }
 func (s *store) Close() error                      { return helmErr(s.v.Close()) }
 func (s *store) Collect(ctx context.Context) error { return helmErr(s.v.Collect(ctx)) }
+func (s *store) Verify(ctx context.Context, bad func(*ReleaseError)) (int, error) {
+	return s.v.Verify(ctx, func(e *ReleaseError) {
+		if err, ok := helmErr(e).(*ReleaseError); ok {
+			e = err
+		}
+		bad(e)
+	})
+}
 
 func (s *store) Logger() *slog.Logger     { return s.log.logger }
 func (s *store) SetLogger(h slog.Handler) { s.log.set(h) }

@@ -75,3 +75,9 @@ func (s *storeOf) Collect(ctx context.Context, ns string) error {
 }
 
 func (s *storeOf) Close() error { return s.s.Close() }
+
+// Verify reads every revision of namespace ns ("": all) as Get reads it
+// and calls bad with each that cannot be read (helm4.Verify).
+func (s *storeOf) Verify(ctx context.Context, ns string, bad func(*helm4.ReleaseError)) (int, error) {
+	return helm4.Verify(ctx, s.s.Namespace(ns), bad)
+}

@@ -85,7 +85,7 @@ As a Helm plugin it runs as "helm store ...", with helm's flags and environment.
 	e.settings.AddFlags(f)
 	f.StringVar(&e.driver, "driver", os.Getenv("HELM_DRIVER"), "the store, as HELM_DRIVER names it (default: $HELM_DRIVER, else Helm's secret)")
 	f.StringVar(&e.conn, "connection", "", "the store's connection string (default: from the environment, as HELM_DRIVER's store reads it)")
-	root.AddCommand(newMigrateCmd(e))
+	root.AddCommand(newMigrateCmd(e), newVerifyCmd(e), newStatsCmd(e), newGCCmd(e))
 	return root
 }
 
@@ -93,6 +93,15 @@ As a Helm plugin it runs as "helm store ...", with helm's flags and environment.
 // environment's).
 func (e *env) open(ctx context.Context, name, conn string) (migrate.Store, error) {
 	return migrate.Open(ctx, name, conn, e.settings.RESTClientGetter())
+}
+
+// storeName is the store --driver names: $HELM_DRIVER by default, Helm's
+// Secrets when that is empty, as in Helm.
+func (e *env) storeName() string {
+	if e.driver == "" {
+		return "secret"
+	}
+	return e.driver
 }
 
 // namespace is the namespace the command works in: "" with -A

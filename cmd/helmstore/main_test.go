@@ -1,0 +1,319 @@
+package main_test
+
+import (
+	"bufio"
+	"context"
+	stdsql "database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	rspb "helm.sh/helm/v4/pkg/release/v1"
+	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/migrate"
+)
+
+// bin is the helmstore binary the tests run, built by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	if err := kubeenv.EtcdAvailable(); err != nil {
+		fmt.Fprintf(os.Stderr, "helmstore tests: %v\n", err)
+	} else if _, err := kubeenv.Binaries(); err != nil {
+		fmt.Fprintf(os.Stderr, "helmstore tests: no Kubernetes binaries: %v\n", err)
+	}
+	dir, err := os.MkdirTemp("", "helmstore-bin")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "helmstore")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building helmstore: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	kubeenv.Stop()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func ctx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+// seed creates namespace ns with releases × revisions written by Helm's own
+// Secrets driver, each revision with a manifest of its own.
+func seed(t testing.TB, k *kubeenv.Server, ns string, releases, revisions int) {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(k.Config(kubeenv.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.CoreV1().Namespaces().Create(ctx(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	d := helmdriver.NewSecrets(cs.CoreV1().Secrets(ns))
+	c := &chart.Chart{
+		Metadata:  &chart.Metadata{APIVersion: chart.APIVersionV2, Name: "demo", Version: "1.0.0", AppVersion: "1.0"},
+		Templates: []*common.File{{Name: "templates/cm.yaml", Data: []byte(strings.Repeat("# padding of a realistic template\n", 300))}},
+	}
+	for i := range releases {
+		name := fmt.Sprintf("rel-%02d", i)
+		for v := 1; v <= revisions; v++ {
+			st := rcommon.StatusSuperseded
+			if v == revisions {
+				st = rcommon.StatusDeployed
+			}
+			rls := &rspb.Release{
+				Name: name, Namespace: ns, Version: v, Chart: c,
+				Info:     &rspb.Info{Status: st, Description: "Upgrade complete"},
+				Config:   map[string]any{"revision": v},
+				Manifest: strings.Repeat(fmt.Sprintf("kind: ConfigMap # %s v%d\n", name, v), 200),
+			}
+			if err := d.Create(fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, v), rls); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// command runs the helmstore binary against the API server k.
+func command(k *kubeenv.Server, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, append(args, "--kubeconfig", k.Kubeconfig, "--kube-context", kubeenv.Admin)...)
+	cmd.Env = append(os.Environ(), "HELM_DRIVER=")
+	return cmd
+}
+
+// wantMoved fails unless every revision of ns in Secrets is in postgres,
+// equal, and postgres has no other; it returns how many postgres holds.
+// With partial, postgres may lack revisions (a move cut short) but what it
+// holds must be whole and equal.
+func wantMoved(t testing.TB, k *kubeenv.Server, ns, pg string, partial bool) int {
+	t.Helper()
+	src, err := migrate.Open(ctx(t), "secret", "", k.Getter(kubeenv.Admin, ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := migrate.Open(ctx(t), "postgres", pg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	have, err := dst.Revisions(ctx(t), ns, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := src.Revisions(ctx(t), ns, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !partial && len(have) != len(want) {
+		t.Errorf("postgres holds %d revisions, Secrets %d", len(have), len(want))
+	}
+	for _, r := range have {
+		a, err := src.Get(ctx(t), r)
+		if err != nil {
+			t.Fatalf("%s in postgres, not in Secrets: %v", r, err)
+		}
+		b, err := dst.Get(ctx(t), r)
+		if err != nil {
+			t.Fatalf("%s listed in postgres, unreadable: %v", r, err)
+		}
+		if eq, err := migrate.Equal(a, b); err != nil || !eq {
+			t.Errorf("%s differs between Secrets and postgres", r)
+		}
+	}
+	return len(have)
+}
+
+// TestKillAndResume kills `helmstore migrate` (SIGKILL) after it has
+// reported 2, 5 and 8 releases moved, checks each time that what postgres
+// holds is whole and equal to the source, and that a last run completes
+// the move, finding what the killed runs copied present.
+func TestKillAndResume(t *testing.T) {
+	const ns, releases, revisions = "cli-kill", 12, 5
+	k := kubeenv.Kube(t)
+	seed(t, k, ns, releases, revisions)
+	pg := sqlenv.Postgres(t)
+	args := []string{"migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns, "--parallel", "2"}
+	for _, after := range []int{2, 5, 8} {
+		cmd := command(k, args...)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(out)
+		n := 0
+		for n < after && lines.Scan() {
+			n++
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if n < after {
+			t.Fatalf("the move reported %d releases before it ended, want %d to kill it after", n, after)
+		}
+		if got := wantMoved(t, k, ns, pg, true); got < after*revisions {
+			t.Errorf("killed after %d releases reported: postgres holds %d revisions, want at least %d", after, got, after*revisions)
+		}
+	}
+	out, err := command(k, append(args, "-o", "json")...).Output()
+	if err != nil {
+		t.Fatalf("last run: %v\n%s", err, out)
+	}
+	var rep struct {
+		Revisions, Copied, Present int
+		SourceBytes                int64 `json:"sourceBytes"`
+		DestBytes                  int64 `json:"destinationBytes"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	if rep.Revisions != releases*revisions || rep.Copied+rep.Present != rep.Revisions || rep.Present < 8*revisions {
+		t.Errorf("last run's report %+v: want %d revisions, every one copied or present, at least %d present", rep, releases*revisions, 8*revisions)
+	}
+	if rep.SourceBytes <= 0 || rep.DestBytes <= 0 || rep.DestBytes >= rep.SourceBytes {
+		t.Errorf("bytes: Secrets %d, postgres %d: want both known, postgres's fewer", rep.SourceBytes, rep.DestBytes)
+	}
+	wantMoved(t, k, ns, pg, false)
+}
+
+// TestProgressInTerminal runs a move in a real terminal (tmux) and reads
+// the screen: the progress bar ends at every release and revision, with
+// the summary below it.
+func TestProgressInTerminal(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatalf("tmux: %v (Debian's tmux package)", err)
+	}
+	const ns = "cli-tty"
+	k := kubeenv.Kube(t)
+	seed(t, k, ns, 6, 3)
+	pg := sqlenv.Postgres(t)
+	session := fmt.Sprintf("helmstore-%d", os.Getpid())
+	var quoted []string
+	for _, a := range command(k, "migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns).Args {
+		quoted = append(quoted, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	line := "env -u HELM_DRIVER " + strings.Join(quoted, " ")
+	run := exec.Command(tmux, "new-session", "-d", "-s", session, "-x", "150", "-y", "20", line+"; sleep 600")
+	run.Env = append(os.Environ(), "HELM_DRIVER=")
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	defer exec.Command(tmux, "kill-session", "-t", session).Run()
+	var screen string
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		out, err := exec.Command(tmux, "capture-pane", "-p", "-t", session).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if screen = string(out); strings.Contains(screen, "stored:") {
+			break
+		}
+	}
+	t.Logf("screen:\n%s", screen)
+	for _, want := range []string{"6/6 releases", "100%", "(18/18,", "rev/s", "6 releases, 18 revisions: 18 copied", "stored:"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal does not show %q", want)
+		}
+	}
+	if strings.Contains(screen, "rel-00:") {
+		t.Error("the terminal shows the plain per-release lines, not the bar")
+	}
+}
+
+// TestVerifyStatsGC moves releases into postgres, damages one stored part
+// there, and checks that verify names exactly the revisions that use it
+// (exit status 1), that stats counts what postgres holds beside what
+// Helm's Secrets hold, and that gc says postgres leaves no garbage.
+func TestVerifyStatsGC(t *testing.T) {
+	const ns = "cli-verify"
+	k := kubeenv.Kube(t)
+	seed(t, k, ns, 4, 3)
+	pg := sqlenv.Postgres(t)
+	store := []string{"--driver", "postgres", "--connection", pg, "-n", ns}
+	if out, err := command(k, "migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns).CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
+	out, err := command(k, append([]string{"verify"}, store...)...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "12 revisions read, 0 unreadable") {
+		t.Fatalf("verify of an intact store: %v\n%s", err, out)
+	}
+
+	out, err = command(k, append([]string{"stats", "-o", "json"}, store...)...).Output()
+	if err != nil {
+		t.Fatalf("stats: %v\n%s", err, out)
+	}
+	var st []struct {
+		Namespace           string
+		Releases, Revisions int
+		Parts               map[string]int
+		StoredBytes         int64 `json:"storedBytes"`
+		HelmBytes           int64 `json:"helmSecretsBytes"`
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		t.Fatalf("stats: %v\n%s", err, out)
+	}
+	if len(st) != 1 || st[0].Namespace != ns || st[0].Releases != 4 || st[0].Revisions != 12 || st[0].Parts["chart"] != 1 ||
+		st[0].StoredBytes <= 0 || st[0].HelmBytes <= st[0].StoredBytes {
+		t.Errorf("stats: %+v; want %s: 4 releases, 12 revisions, 1 chart, fewer bytes than Helm's Secrets", st, ns)
+	}
+	out, err = command(k, append([]string{"gc"}, store...)...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "no garbage") {
+		t.Errorf("gc on postgres: %v\n%s", err, out)
+	}
+
+	// Damage the manifest part of rel-02 revision 2.
+	db, err := stdsql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var digest string
+	if err := db.QueryRow(`SELECT manifest_digest FROM helmstore_releases WHERE namespace = $1 AND release_key = 'sh.helm.release.v1.rel-02.v2'`, ns).Scan(&digest); err != nil {
+		t.Fatal(err)
+	}
+	var users int
+	if err := db.QueryRow(`SELECT count(*) FROM helmstore_releases WHERE namespace = $1 AND (manifest_digest = $2 OR manifest_base = $2)`, ns, digest).Scan(&users); err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Exec(`UPDATE helmstore_part_chunks SET data = overlay(data placing '\xff'::bytea from 12 for 1) WHERE namespace = $1 AND digest = $2 AND seq = 0`, ns, digest)
+	if n, _ := res.RowsAffected(); err != nil || n != 1 {
+		t.Fatalf("damage: %v (%d rows)", err, n)
+	}
+	cmd := command(k, append([]string{"verify"}, store...)...)
+	out, err = cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 1 {
+		t.Errorf("verify of a damaged store exited %d (%v), want 1\n%s", cmd.ProcessState.ExitCode(), err, out)
+	}
+	for _, want := range []string{ns + "/sh.helm.release.v1.rel-02.v2: ", "corrupt", fmt.Sprintf("12 revisions read, %d unreadable", users)} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("verify of a damaged store does not say %q:\n%s", want, out)
+		}
+	}
+}
