@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/kube"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
@@ -38,7 +39,7 @@ func TestWritesDuringMove(t *testing.T) {
 		}
 		wrote = true
 		up := action.NewUpgrade(cfg)
-		up.Namespace, up.MaxHistory = ns, 3
+		up.Namespace, up.MaxHistory, up.WaitStrategy = ns, 3, kube.HookOnlyStrategy
 		if _, err := up.Run("app", demoChart("0.3.0"), map[string]any{"data": "during"}); err != nil {
 			t.Errorf("upgrade during the move: %v", err)
 		}

@@ -18,9 +18,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	_ "github.com/helmstore/helmstore/cosmos"
 	"github.com/helmstore/helmstore/crsplit"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 	"github.com/helmstore/helmstore/migrate"
+	_ "github.com/helmstore/helmstore/redis"
+	_ "github.com/helmstore/helmstore/sql/postgres"
 )
 
 // TestMain builds (or finds) the Kubernetes binaries before the tests and
