@@ -20,11 +20,20 @@ func Equal(a, b *rspb.Release) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return equalTo(ja, a.Labels, b)
+}
+
+// equalTo reports whether b is the release whose JSON is ja and whose
+// custom labels are labels: Equal, with one side encoded once.
+func equalTo(ja []byte, labels map[string]string, b *rspb.Release) (bool, error) {
+	if b == nil {
+		return false, nil
+	}
 	jb, err := json.Marshal(b)
 	if err != nil {
 		return false, err
 	}
-	return bytes.Equal(ja, jb) && labelsEqual(a.Labels, b.Labels), nil
+	return bytes.Equal(ja, jb) && labelsEqual(labels, b.Labels), nil
 }
 
 // labelsEqual compares custom labels, a nil map being an empty one.

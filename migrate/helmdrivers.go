@@ -31,8 +31,10 @@ type helmStore struct {
 	// driver returns Helm's driver for a namespace.
 	driver func(ns string) (helmdriver.Driver, error)
 	// list lists the revisions of ns ("" every one) named name ("" any).
-	list  func(ctx context.Context, ns, name string) ([]Revision, error)
-	close func() error
+	list func(ctx context.Context, ns, name string) ([]Revision, error)
+	// stored is what the store holds of the releases of ns ("": all).
+	stored func(ctx context.Context, ns string) (int64, error)
+	close  func() error
 
 	mu      sync.Mutex
 	drivers map[string]helmdriver.Driver
@@ -98,6 +100,13 @@ func (s *helmStore) Delete(_ context.Context, r Revision) error {
 	return err
 }
 
+// StoredBytes is what Helm's driver stores of the releases of namespace
+// ns ("": every namespace): the size of the SQL bodies, or of the release
+// data of the Secrets or ConfigMaps this store has read or written.
+func (s *helmStore) StoredBytes(ctx context.Context, ns string) (int64, error) {
+	return s.stored(ctx, ns)
+}
+
 func (s *helmStore) Close() error {
 	if s.close != nil {
 		return s.close()
@@ -141,14 +150,16 @@ func HelmEncodedSize(rls *rspb.Release) (int64, error) {
 // kubeStore is Helm's Secrets or ConfigMaps driver (resource "secrets" or
 // "configmaps"), listed through the metadata API: labels only, no data.
 func kubeStore(name, resource string, cs kubernetes.Interface, md metadata.Interface) *helmStore {
+	seen := new(sizes)
 	return &helmStore{
 		name: name,
 		driver: func(ns string) (helmdriver.Driver, error) {
 			if resource == "secrets" {
-				return helmdriver.NewSecrets(cs.CoreV1().Secrets(ns)), nil
+				return helmdriver.NewSecrets(secretSizes{cs.CoreV1().Secrets(ns), ns, seen}), nil
 			}
-			return helmdriver.NewConfigMaps(cs.CoreV1().ConfigMaps(ns)), nil
+			return helmdriver.NewConfigMaps(configMapSizes{cs.CoreV1().ConfigMaps(ns), ns, seen}), nil
 		},
+		stored: func(_ context.Context, ns string) (int64, error) { return seen.total(ns), nil },
 		list: func(ctx context.Context, ns, name string) ([]Revision, error) {
 			sel := "owner=helm"
 			if name != "" {
@@ -209,6 +220,14 @@ func sqlStore(conn string) (*helmStore, error) {
 				out = append(out, r)
 			}
 			return out, rows.Err()
+		},
+		stored: func(ctx context.Context, ns string) (int64, error) {
+			var n int64
+			err := db.QueryRowContext(ctx, `SELECT coalesce(sum(length(body)), 0) FROM releases_v1 WHERE owner = 'helm' AND ($1 = '' OR namespace = $1)`, ns).Scan(&n)
+			if isUndefinedTable(err) {
+				return 0, nil
+			}
+			return n, err
 		},
 		close: db.Close,
 	}, nil

@@ -69,6 +69,13 @@ func (s *storeOf) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	return s.s.Namespace(ns).Stats(ctx)
 }
 
+// StoredBytes is what the store holds in namespace ns ("": all), as
+// stored: heads and parts, shared parts counted once.
+func (s *storeOf) StoredBytes(ctx context.Context, ns string) (int64, error) {
+	st, err := s.Stats(ctx, ns)
+	return st.StoredBytes(), err
+}
+
 // Collect removes the garbage of namespace ns ("": all).
 func (s *storeOf) Collect(ctx context.Context, ns string) error {
 	return helm4.Collect(ctx, s.s.Namespace(ns))

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -68,8 +69,8 @@ const (
 type Event struct {
 	Action   Action   `json:"action"`
 	Revision Revision `json:"revision"`
-	// Bytes is what Helm's Secrets driver stores of the revision
-	// (HelmEncodedSize); 0 for Remove and for a dry run.
+	// Bytes is the size of the revision's JSON, as Helm encodes a release
+	// before it compresses it; 0 for Remove and for a dry run.
 	Bytes int64 `json:"bytes,omitempty"`
 	// Last is set on the event of the last revision of a release that a
 	// pass (or a plan) handles.
@@ -87,9 +88,9 @@ type Report struct {
 	Present  int `json:"present"`
 	Replaced int `json:"replaced"`
 	Removed  int `json:"removed"`
-	// HelmBytes is what Helm's Secrets driver stores of the revisions
-	// verified in the destination (HelmEncodedSize of each).
-	HelmBytes int64 `json:"helmBytes"`
+	// JSONBytes is the size of the JSON of the revisions verified in the
+	// destination: the releases as Helm encodes them before compressing.
+	JSONBytes int64 `json:"jsonBytes"`
 	// Passes is how many times the source was listed: the move repeats
 	// its pass until one finds nothing new or changed.
 	Passes int `json:"passes"`
@@ -335,16 +336,17 @@ func (m *mover) moveRevision(ctx context.Context, r Revision, last bool) error {
 	if err != nil {
 		return fmt.Errorf("reading from %s: %w", m.from.Name(), err)
 	}
-	size, err := HelmEncodedSize(src)
+	srcJSON, err := json.Marshal(src)
 	if err != nil {
 		return err
 	}
+	size := int64(len(srcJSON))
 	r = revisionOf(src)
 	action := Copy
 	dst, err := m.to.Get(ctx, r)
 	switch {
 	case err == nil:
-		eq, err := Equal(src, dst)
+		eq, err := equalTo(srcJSON, src.Labels, dst)
 		if err != nil {
 			return err
 		}
@@ -374,7 +376,7 @@ func (m *mover) moveRevision(ctx context.Context, r Revision, last bool) error {
 		if err != nil {
 			return fmt.Errorf("reading back from %s: %w", m.to.Name(), err)
 		}
-		eq, err := Equal(src, back)
+		eq, err := equalTo(srcJSON, src.Labels, back)
 		if err != nil {
 			return err
 		}
@@ -386,7 +388,7 @@ func (m *mover) moveRevision(ctx context.Context, r Revision, last bool) error {
 	defer m.mu.Unlock()
 	id := idOf(r)
 	if _, seen := m.done[id]; !seen {
-		m.report.HelmBytes += size
+		m.report.JSONBytes += size
 	}
 	m.done[id] = r
 	switch action {

@@ -85,7 +85,7 @@ func runMigrate(ctx context.Context, e *env, f *migrateFlags) error {
 	p.done()
 	sum := newSummary(rep, from, to, f.opts)
 	if !f.opts.DryRun {
-		sum.measure(ctx, from, to, rep)
+		sum.measure(ctx, from, to)
 	}
 	if err == nil && f.deleteSource {
 		p = newProgress(e, f.output == "json")

@@ -17,10 +17,11 @@ type summary struct {
 	Namespace string `json:"namespace,omitempty"`
 	DryRun    bool   `json:"dryRun,omitempty"`
 	migrate.Report
-	// SourceBytes and DestBytes are what each store holds of the releases
-	// moved: for Helm's drivers, what they store of each revision; for a
-	// helmstore store, everything it holds in the namespaces moved
-	// (Stats), which is what its deduplication leaves. -1 if unknown.
+	// SourceBytes and DestBytes are what each store holds in the
+	// namespaces moved: for Helm's SQL driver its bodies, for its Secrets
+	// and ConfigMaps the release data of the objects the move read or
+	// wrote, for a helmstore store its heads and parts (Stats), what its
+	// deduplication leaves. -1 if unknown.
 	SourceBytes int64 `json:"sourceBytes"`
 	DestBytes   int64 `json:"destinationBytes"`
 	// Deleted is the report of --delete-source.
@@ -36,21 +37,25 @@ type statser interface {
 	Stats(ctx context.Context, ns string) (driver.Stats, error)
 }
 
-// measure fills the bytes of both stores.
-func (s *summary) measure(ctx context.Context, from, to migrate.Store, rep migrate.Report) {
-	s.SourceBytes = storedBytes(ctx, from, s.Namespace, rep)
-	s.DestBytes = storedBytes(ctx, to, s.Namespace, rep)
+// storedByter is a store that says how many bytes it holds per namespace
+// (every store migrate.Open opens).
+type storedByter interface {
+	StoredBytes(ctx context.Context, ns string) (int64, error)
 }
 
-func storedBytes(ctx context.Context, st migrate.Store, ns string, rep migrate.Report) int64 {
-	if ss, ok := st.(statser); ok {
-		stats, err := ss.Stats(ctx, ns)
-		if err != nil {
-			return -1
+// measure fills the bytes of both stores.
+func (s *summary) measure(ctx context.Context, from, to migrate.Store) {
+	s.SourceBytes = storedBytes(ctx, from, s.Namespace)
+	s.DestBytes = storedBytes(ctx, to, s.Namespace)
+}
+
+func storedBytes(ctx context.Context, st migrate.Store, ns string) int64 {
+	if sb, ok := st.(storedByter); ok {
+		if n, err := sb.StoredBytes(ctx, ns); err == nil {
+			return n
 		}
-		return stats.StoredBytes()
 	}
-	return rep.HelmBytes
+	return -1
 }
 
 func (s *summary) print(w io.Writer) {
