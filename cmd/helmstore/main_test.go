@@ -257,10 +257,12 @@ func TestVerifyStatsGC(t *testing.T) {
 	seed(t, k, ns, 4, 3)
 	pg := sqlenv.Postgres(t)
 	store := []string{"--driver", "postgres", "--connection", pg, "-n", ns}
-	if out, err := command(k, "migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns).CombinedOutput(); err != nil {
+	out, err := command(k, "migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns).CombinedOutput()
+	if err != nil {
 		t.Fatalf("migrate: %v\n%s", err, out)
 	}
-	out, err := command(k, append([]string{"verify"}, store...)...).CombinedOutput()
+	t.Logf("helmstore migrate --from secret --to postgres -n %s:\n%s", ns, out)
+	out, err = command(k, append([]string{"verify"}, store...)...).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "12 revisions read, 0 unreadable") {
 		t.Fatalf("verify of an intact store: %v\n%s", err, out)
 	}
@@ -283,6 +285,9 @@ func TestVerifyStatsGC(t *testing.T) {
 		st[0].StoredBytes <= 0 || st[0].HelmBytes <= st[0].StoredBytes {
 		t.Errorf("stats: %+v; want %s: 4 releases, 12 revisions, 1 chart, fewer bytes than Helm's Secrets", st, ns)
 	}
+	t.Logf("helmstore stats -o json:\n%s", out)
+	out, err = command(k, append([]string{"stats"}, store...)...).CombinedOutput()
+	t.Logf("helmstore stats:\n%s", out)
 	out, err = command(k, append([]string{"gc"}, store...)...).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "before: 12 revisions, ") || !strings.Contains(string(out), "after: 12 revisions, ") {
 		t.Errorf("gc on postgres: %v\n%s", err, out)
