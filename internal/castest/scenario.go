@@ -1,6 +1,7 @@
 package castest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -343,7 +344,37 @@ func Snapshot(s helm3.Store, keys map[string]map[string]bool) (out map[string]st
 			return nil, fmt.Errorf("query name=%s: %d releases, list has %d", name, len(rs), n)
 		}
 	}
-	return out, nil
+	return out, latestListed(s, rs)
+}
+
+// latestListed checks the summary listing of the latest revisions (the
+// protocol's index of them) against rs, every release List returned: one
+// entry per release, its highest revision, with its status.
+func latestListed(s helm3.Store, rs []*release.Release) error {
+	want := map[string]*release.Release{}
+	for _, r := range rs {
+		if w := want[r.Name]; w == nil || r.Version > w.Version {
+			want[r.Name] = r
+		}
+	}
+	p, err := s.Summaries(context.Background(), helm3.SummaryQuery{})
+	if err != nil {
+		return fmt.Errorf("summaries: %w", err)
+	}
+	for _, got := range p.Summaries {
+		w := want[got.Name]
+		if w == nil {
+			return fmt.Errorf("summaries list %s at revision %d, which list does not have", got.Name, got.Revision)
+		}
+		if got.Revision != w.Version || got.Status != w.Info.Status.String() {
+			return fmt.Errorf("summaries list %s at revision %d (%s), list's latest is %d (%s)", got.Name, got.Revision, got.Status, w.Version, w.Info.Status)
+		}
+		delete(want, got.Name)
+	}
+	for name, w := range want {
+		return fmt.Errorf("summaries leave out %s (list's latest: revision %d)", name, w.Version)
+	}
+	return nil
 }
 
 // split separates the releases of the other process (name other) from the
