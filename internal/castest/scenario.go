@@ -131,7 +131,9 @@ type Scenario struct {
 // Scenarios returns the scenarios, by name: install (sharing chart and
 // values with a release already there), install-new-parts, upgrade,
 // values-only-upgrades (two upgrades stored as deltas), delete (of two
-// revisions and of the release sharing their parts), concurrent (with
+// revisions and of the release sharing their parts), delete-latest (of
+// the highest revision of three, then of the next: the index of latest
+// revisions passes down), concurrent (with
 // another process installing, upgrading and deleting its own release).
 func Scenarios() []Scenario {
 	byVariant := func(name string, variants ...int) func(v int, st release.Status) *release.Release {
@@ -162,6 +164,8 @@ func Scenarios() []Scenario {
 			Ops: cat(upgrade("app", 2, vo("app")), upgrade("app", 3, vo("app")))},
 		{Name: "delete", Setup: cat(keep, install("app", "shared", 1), upgrade("app", 2, byVariant("app", 1, 2))),
 			Ops: []Step{{"delete", key("app", 1), nil}, {"delete", key("app", 2), nil}, {"delete", key("keep", 1), nil}}},
+		{Name: "delete-latest", Setup: cat(keep, install("app", "shared", 1), upgrade("app", 2, byVariant("app", 1, 2)), upgrade("app", 3, byVariant("app", 1, 2, 1))),
+			Ops: []Step{{"delete", key("app", 3), nil}, {"delete", key("app", 2), nil}}},
 		{Name: "concurrent", Setup: keep,
 			Ops:   cat(install("app", "shared", 2), upgrade("app", 2, byVariant("app", 2, 3))),
 			Other: cat(install("web", "shared", 2), upgrade("web", 2, byVariant("web", 2, 3)), []Step{{"delete", key("web", 1), nil}, {"delete", key("web", 2), nil}}), OtherRelease: "web"},
