@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"helm.sh/helm/v3/pkg/release"
 	"k8s.io/client-go/rest"
 
 	"github.com/helmstore/helmstore/helm3"
