@@ -210,8 +210,9 @@
 //     version it writes over; a commit or rollback keeps every label but
 //     the pending ones. A pending head is never retired.
 //   - Retire, in the background commit of a Create: list the release's
-//     heads not retired, of lower revisions and committed (with this
-//     store's Updates of them locked out, highest first; one this store
+//     heads not retired, of lower revisions and committed (one this store
+//     is still committing is waited for and read again; this store's
+//     Updates of them are locked out, highest first, and one this store
 //     updated since is read again); commit the new head W (a write at the
 //     version it was created at); then replace each listed head with the
 //     label "false", at the version listed. A crash or a lost race at any

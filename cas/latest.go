@@ -66,7 +66,9 @@ func (b *Backend) revisions(ctx context.Context, ns, name string, version int, b
 
 // commitRetiring commits obj, a head this store created, and retires from
 // the index the committed heads of lower revisions of its release that
-// are not retired yet. They are listed before the commit and retired
+// are not retired yet (one still pending is left marked, unless this
+// store is committing it: that commit is waited for, and the head read
+// again). They are listed before the commit and retired
 // after it, each at the version listed: a Delete that removes obj marks
 // the highest revision below it before removing it (passLatest), and
 // either that mark changes the version listed (the retirement fails) or
@@ -81,6 +83,17 @@ func (b *Backend) commitRetiring(ctx context.Context, obj *Object) error {
 	var older []*Object
 	if !retired(obj) && obj.Head != nil && obj.Head.Name != "" {
 		older, _ = b.revisions(ctx, obj.Namespace, obj.Head.Name, obj.Head.Version, true, Selector{Not: map[string]string{caswire.LabelLatest: caswire.LatestRetired}})
+		for i, o := range older {
+			if isPending(o) && len(b.bg.tasks(o.Namespace, o.Head.Key)) > 0 {
+				// This store's own Create of it, committing: once that
+				// is done, read again (before this commit).
+				if b.bg.wait(ctx, o.Namespace, o.Head.Key) == nil {
+					if cur, err := b.getHead(ctx, o.Namespace, o.Name); err == nil && cur != nil && cur.Err == nil && cur.UID == o.UID {
+						older[i] = cur
+					}
+				}
+			}
+		}
 		older = slices.DeleteFunc(older, func(o *Object) bool { return isPending(o) || o.UID == obj.UID })
 	}
 	for i, o := range older {
