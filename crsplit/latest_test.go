@@ -3,15 +3,18 @@ package crsplit
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/caswire"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
 
@@ -113,3 +116,69 @@ func TestLatestIndexCrashPoints(t *testing.T) {
 
 // quietLog drops a store's log lines (a dead writer's are expected).
 var quietLog = helm3.WithLog(func(string, ...interface{}) {})
+
+// TestLatestIndexLabels checks the index of latest revisions on the
+// Release objects: after three revisions are committed, the two lower are
+// labelled helmstore.io/latest=false and the highest true; deleting the
+// highest labels the one below true first; a Release without the label (as
+// written before it existed) is listed; and Summaries lists each release
+// at its highest revision.
+func TestLatestIndexLabels(t *testing.T) {
+	t.Parallel()
+	k := cluster(t)
+	ns := newNamespace(t, k)
+	s, b := openAs(t, k, kubeenv.Admin, ns)
+	for v := 1; v <= 3; v++ {
+		if err := s.Create(key("app", v), smallRelease("app", ns, v, "app")); err != nil {
+			t.Fatal(err)
+		}
+		b.WaitCommits()
+	}
+	if err := s.Create(key("old", 1), smallRelease("old", ns, 1, "old")); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitCommits()
+	if _, err := b.c.patch(ctxT(t), resReleases, ns, key("old", 1), types.MergePatchType,
+		map[string]any{"metadata": map[string]any{"labels": map[string]any{caswire.LabelLatest: nil}}}); err != nil {
+		t.Fatal(err)
+	}
+	labels := func() map[string]string {
+		out := map[string]string{}
+		for _, raw := range rawObjects(t, b, resReleases, ns) {
+			m := meta(t, raw)
+			v, ok := m.Labels[caswire.LabelLatest]
+			if !ok {
+				v = "(none)"
+			}
+			out[m.Name] = v
+		}
+		return out
+	}
+	want := map[string]string{key("app", 1): "false", key("app", 2): "false", key("app", 3): "true", key("old", 1): "(none)"}
+	if got := labels(); !maps.Equal(got, want) {
+		t.Errorf("labels %s: %v, want %v", caswire.LabelLatest, got, want)
+	}
+	summaries := func(want map[string]int) {
+		t.Helper()
+		p, err := s.Summaries(ctxT(t), helm3.SummaryQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, x := range p.Summaries {
+			got[x.Name] = x.Revision
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("summaries: %v, want %v", got, want)
+		}
+	}
+	summaries(map[string]int{"app": 3, "old": 1})
+	if _, err := s.Delete(key("app", 3)); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]string{key("app", 1): "false", key("app", 2): "true", key("old", 1): "(none)"}
+	if got := labels(); !maps.Equal(got, want) {
+		t.Errorf("after deleting app v3, labels %s: %v, want %v", caswire.LabelLatest, got, want)
+	}
+	summaries(map[string]int{"app": 2, "old": 1})
+}
