@@ -28,6 +28,7 @@ func (b *Backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Pa
 	embedded, add := b.embedParts(h, add, nil)
 	body := b.splitBody(h)
 	obj := b.headObject(h, body, embedded)
+	obj.Labels = withLatest(obj.Labels, caswire.LatestMarked)
 	until := b.pendingWindow(ctx)
 	markPending(obj, until)
 	// No write that can make the head visible after its window.
@@ -107,7 +108,7 @@ func (b *Backend) commitLater(obj *Object) {
 	b.bg.start("commit", "the release is stored and readable (readers check its parts until it is committed); "+
 		"its next Update commits it, as does the next Create of its key, a Delete in its namespace or Collect once it is stale",
 		obj.Namespace, obj.Head.Key, b.cfg.CleanupTimeout, func(ctx context.Context) error {
-			err := b.commit(ctx, obj)
+			err := b.commitRetiring(ctx, obj)
 			if errors.Is(err, ErrVersionMismatch) || errors.Is(err, ErrNotFound) {
 				// Fine if another client updated or deleted the release
 				// since; not if it is gone or replaced without either.

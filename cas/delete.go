@@ -39,6 +39,9 @@ func (b *Backend) Delete(ctx context.Context, ns, key string, have func(driver.D
 		if obj, h, frames, err = b.readForDelete(ctx, ns, key, have); err != nil {
 			return true, err
 		}
+		if ok, err := b.passLatest(ctx, obj); !ok || err != nil {
+			return err != nil, err
+		}
 		err = b.s.Delete(ctx, obj.Ref(), obj.Version)
 		switch {
 		case err == nil:

@@ -181,13 +181,60 @@
 //
 // A summary listing (driver.Backend.List) is one List of head objects (of
 // a namespace or all; by labels and status where every revision is wanted,
-// since the latest revision is chosen before they apply), and no part or
-// chunk object: a committed head object's record holds the summary
-// (ChartFields, Updated, Description, HasSummary) and is returned as it is
-// stored. A pending head is read as Heads reads it (visible only once its
-// parts are all there: invariant 1 holds for listings too), and one that
-// cannot be read is returned with Err. Latest, the name prefix, the cursor
-// and the limit are then applied in memory (driver.ListQuery.Select).
+// since the latest revision is chosen before they apply; of the heads not
+// retired from the index below where the latest revisions are wanted),
+// and no part or chunk object: a committed head object's record holds
+// the summary (ChartFields, Updated, Description, HasSummary) and is
+// returned as it is stored. A pending head is read as Heads reads it
+// (visible only once its parts are all there: invariant 1 holds for
+// listings too), and one that cannot be read is returned with Err. Latest,
+// the name prefix, the cursor and the limit are then applied in memory
+// (driver.ListQuery.Select): of the heads listed, the highest visible
+// revision of each release.
+//
+// # Latest
+//
+// The index of latest revisions is the label helmstore.io/latest
+// (LabelLatest) on head objects: "true" (marked), "false" (retired), or
+// none (a head written before the index: counts as marked). Its one
+// invariant, whatever the interleaving and wherever a writer dies:
+//
+//  5. The highest visible revision of every release is not retired. (A
+//     lower one may be marked too: stale marks cost the listing a head
+//     each, never a wrong answer, since it takes the highest.)
+//
+// Steps:
+//
+//   - Create writes the head marked (step 1), so a revision is marked from
+//     the moment it can become visible. An Update keeps the mark of the
+//     version it writes over; a commit or rollback keeps every label but
+//     the pending ones. A pending head is never retired.
+//   - Retire, in the background commit of a Create: list the release's
+//     heads not retired, of lower revisions and committed (one this store
+//     is still committing is waited for and read again; this store's
+//     Updates of them are locked out, highest first, and one this store
+//     updated since is read again); commit the new head W (a write at the
+//     version it was created at); then replace each listed head with the
+//     label "false", at the version listed. A crash or a lost race at any
+//     step leaves a head marked: a stale mark.
+//   - Delete of a head H that is not retired first marks the highest
+//     visible revision P below H (a committed P is written with "true"
+//     even when it has it, at the version read; a visible pending P is
+//     marked since its create; an invisible pending one is passed over,
+//     it stays marked until committed), then deletes H at the version
+//     read; a write that loses a race starts the Delete again from its
+//     read. A retired H needs nothing: a higher revision vouched for it.
+//
+// Why invariant 5 holds: a retirement of P relies on W. P's version was
+// listed before W's commit and P is replaced at that version after it.
+// A Delete of W that reads W before the commit fails at W's old version
+// and reads again; one that reads W after it marks P (or a higher visible
+// revision, itself marked) with a write after the listing, so either the
+// retirement fails at P's listed version or the mark comes after it and
+// restores it; and the Delete of that revision in turn does the same. A
+// commit that fails (W changed, hidden or gone) retires nothing. A head
+// made visible only by a lost answer and then hidden was never committed,
+// so it retired nothing.
 //
 // # Retries
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // List returns the heads q selects, from one listing of head objects (no
@@ -23,7 +24,12 @@ func (b *Backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head,
 			hq.Status = q.Statuses[0]
 		}
 	}
-	objs, err := b.s.List(ctx, selector(hq, b.cfg.HeadName))
+	sel := selector(hq, b.cfg.HeadName)
+	if q.Latest {
+		// The latest revision of each release is marked (latest.go).
+		sel.Not = map[string]string{caswire.LabelLatest: caswire.LatestRetired}
+	}
+	objs, err := b.s.List(ctx, sel)
 	if err != nil {
 		return nil, err
 	}

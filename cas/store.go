@@ -307,6 +307,9 @@ type Selector struct {
 	Labels map[string]string
 	// Has are labels that must be present, with any value.
 	Has []string
+	// Not are labels that must not have these values (an object without
+	// the label is selected).
+	Not map[string]string
 	// Meta: only the metadata is needed (as ReadOptions.Meta).
 	Meta bool
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/caswire"
 )
 
 // Update replaces the head stored under h.Key; the last writer wins, as in
@@ -107,6 +108,9 @@ func (b *Backend) put(ctx context.Context, h *driver.Head, parts []*driver.Part,
 		}
 	}
 	obj := b.headObject(h, body, embedded)
+	if v, ok := old.Labels[caswire.LabelLatest]; ok {
+		obj.Labels = withLatest(obj.Labels, v) // the index is kept as it is
+	}
 	obj.UID, obj.Version, obj.Created = old.UID, old.Version, old.Created
 	answer, err := b.s.Replace(ctx, obj)
 	if err != nil {

@@ -417,6 +417,11 @@ func (s *kubeStore) List(ctx context.Context, sel cas.Selector) ([]*cas.Object, 
 			terms = append(terms, k)
 		}
 	}
+	for k, v := range sel.Not {
+		if len(validation.IsQualifiedName(k)) == 0 && len(validation.IsValidLabelValue(v)) == 0 {
+			terms = append(terms, k+"!="+v)
+		}
+	}
 	opts := metav1.ListOptions{LabelSelector: joinSorted(terms)}
 	if sel.Name != "" {
 		opts.FieldSelector = "metadata.name=" + sel.Name

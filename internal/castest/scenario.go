@@ -1,6 +1,7 @@
 package castest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,7 +131,9 @@ type Scenario struct {
 // Scenarios returns the scenarios, by name: install (sharing chart and
 // values with a release already there), install-new-parts, upgrade,
 // values-only-upgrades (two upgrades stored as deltas), delete (of two
-// revisions and of the release sharing their parts), concurrent (with
+// revisions and of the release sharing their parts), delete-latest (of
+// the highest revision of three, then of the next: the index of latest
+// revisions passes down), concurrent (with
 // another process installing, upgrading and deleting its own release).
 func Scenarios() []Scenario {
 	byVariant := func(name string, variants ...int) func(v int, st release.Status) *release.Release {
@@ -161,6 +164,8 @@ func Scenarios() []Scenario {
 			Ops: cat(upgrade("app", 2, vo("app")), upgrade("app", 3, vo("app")))},
 		{Name: "delete", Setup: cat(keep, install("app", "shared", 1), upgrade("app", 2, byVariant("app", 1, 2))),
 			Ops: []Step{{"delete", key("app", 1), nil}, {"delete", key("app", 2), nil}, {"delete", key("keep", 1), nil}}},
+		{Name: "delete-latest", Setup: cat(keep, install("app", "shared", 1), upgrade("app", 2, byVariant("app", 1, 2)), upgrade("app", 3, byVariant("app", 1, 2, 1))),
+			Ops: []Step{{"delete", key("app", 3), nil}, {"delete", key("app", 2), nil}}},
 		{Name: "concurrent", Setup: keep,
 			Ops:   cat(install("app", "shared", 2), upgrade("app", 2, byVariant("app", 2, 3))),
 			Other: cat(install("web", "shared", 2), upgrade("web", 2, byVariant("web", 2, 3)), []Step{{"delete", key("web", 1), nil}, {"delete", key("web", 2), nil}}), OtherRelease: "web"},
@@ -343,7 +348,37 @@ func Snapshot(s helm3.Store, keys map[string]map[string]bool) (out map[string]st
 			return nil, fmt.Errorf("query name=%s: %d releases, list has %d", name, len(rs), n)
 		}
 	}
-	return out, nil
+	return out, latestListed(s, rs)
+}
+
+// latestListed checks the summary listing of the latest revisions (the
+// protocol's index of them) against rs, every release List returned: one
+// entry per release, its highest revision, with its status.
+func latestListed(s helm3.Store, rs []*release.Release) error {
+	want := map[string]*release.Release{}
+	for _, r := range rs {
+		if w := want[r.Name]; w == nil || r.Version > w.Version {
+			want[r.Name] = r
+		}
+	}
+	p, err := s.Summaries(context.Background(), helm3.SummaryQuery{})
+	if err != nil {
+		return fmt.Errorf("summaries: %w", err)
+	}
+	for _, got := range p.Summaries {
+		w := want[got.Name]
+		if w == nil {
+			return fmt.Errorf("summaries list %s at revision %d, which list does not have", got.Name, got.Revision)
+		}
+		if got.Revision != w.Version || got.Status != w.Info.Status.String() {
+			return fmt.Errorf("summaries list %s at revision %d (%s), list's latest is %d (%s)", got.Name, got.Revision, got.Status, w.Version, w.Info.Status)
+		}
+		delete(want, got.Name)
+	}
+	for name, w := range want {
+		return fmt.Errorf("summaries leave out %s (list's latest: revision %d)", name, w.Version)
+	}
+	return nil
 }
 
 // split separates the releases of the other process (name other) from the

@@ -444,6 +444,11 @@ func selects(sel cas.Selector, ref cas.Ref, o *cas.Object) bool {
 			return false
 		}
 	}
+	for k, v := range sel.Not {
+		if w, ok := o.Labels[k]; ok && w == v {
+			return false
+		}
+	}
 	return true
 }
 

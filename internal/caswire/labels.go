@@ -23,3 +23,16 @@ const (
 	LabelWriter       = "helmstore.io/writer"
 	LabelPendingUntil = "helmstore.io/pending-until"
 )
+
+// LabelLatest indexes the latest revision of each release, so that a
+// summary listing of the latest revisions selects those head objects
+// alone (LatestRetired: any other value or none). A head is created with
+// LatestMarked; it is set to LatestRetired once a higher revision of the
+// release is committed, and a Delete of a head that is not retired marks
+// the highest visible revision below it first. A head without the label
+// (written before it existed) counts as marked.
+const (
+	LabelLatest   = "helmstore.io/latest"
+	LatestMarked  = "true"
+	LatestRetired = "false"
+)
