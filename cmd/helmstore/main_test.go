@@ -26,6 +26,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/helmstore/helmstore/internal/testenv/helmbin"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 	"github.com/helmstore/helmstore/migrate"
@@ -287,6 +288,9 @@ func TestVerifyStatsGC(t *testing.T) {
 	}
 	t.Logf("helmstore stats -o json:\n%s", out)
 	out, err = command(k, append([]string{"stats"}, store...)...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ns) {
+		t.Errorf("stats: %v\n%s", err, out)
+	}
 	t.Logf("helmstore stats:\n%s", out)
 	out, err = command(k, append([]string{"gc"}, store...)...).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "before: 12 revisions, ") || !strings.Contains(string(out), "after: 12 revisions, ") {
@@ -320,5 +324,49 @@ func TestVerifyStatsGC(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("verify of a damaged store does not say %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestPlugin installs the plugin (plugin/helm3, plugin/helm4) into the real
+// Helm 3 and Helm 4 command lines and runs `helm store` through each on
+// releases moved into postgres.
+func TestPlugin(t *testing.T) {
+	const ns = "cli-plugin"
+	k := kubeenv.Kube(t)
+	seed(t, k, ns, 2, 2)
+	pg := sqlenv.Postgres(t)
+	if out, err := command(k, "migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns).CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, major := range []int{3, 4} {
+		t.Run(fmt.Sprintf("helm%d", major), func(t *testing.T) {
+			helm := helmbin.Helm(t, major)
+			home := t.TempDir()
+			env := append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "HELM_DRIVER=",
+				"HELM_PLUGINS="+filepath.Join(home, "plugins"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+				"HELM_DATA_HOME="+filepath.Join(home, "data"), "HELM_CACHE_HOME="+filepath.Join(home, "cache"))
+			run := func(args ...string) string {
+				t.Helper()
+				cmd := exec.Command(helm, args...)
+				cmd.Env = env
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+				return string(out)
+			}
+			t.Logf("helm plugin install:\n%s", run("plugin", "install", filepath.Join(repo, "plugin", fmt.Sprintf("helm%d", major))))
+			if out := run("plugin", "list"); !strings.Contains(out, "store") {
+				t.Fatalf("helm plugin list does not show store:\n%s", out)
+			}
+			out := run("store", "stats", "--driver", "postgres", "--connection", pg, "-n", ns)
+			if !strings.Contains(out, ns+"  2         4 ") {
+				t.Errorf("helm store stats:\n%s", out)
+			}
+		})
 	}
 }
