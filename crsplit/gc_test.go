@@ -139,6 +139,25 @@ func TestGarbageExplicit(t *testing.T) {
 	if partOwners(t, b, ns, driver.KindValues, rels[2]) == nil {
 		t.Fatal("revision 2's values vanished on a cluster without a garbage collector")
 	}
+
+	// Garbage (gc --dry-run) counts it and removes nothing; Collect
+	// removes it, and then there is none.
+	g, err := b.Garbage(ctxT(t), ns)
+	if err != nil || g.Parts != 1 || g.PendingHeads != 0 || g.Bytes <= 0 {
+		t.Fatalf("Garbage = %+v, %v; want revision 2's values: 1 part", g, err)
+	}
+	if partOwners(t, b, ns, driver.KindValues, rels[2]) == nil {
+		t.Fatal("Garbage removed revision 2's values")
+	}
+	if err := b.Collect(ctxT(t), ns); err != nil {
+		t.Fatal(err)
+	}
+	if partOwners(t, b, ns, driver.KindValues, rels[2]) != nil {
+		t.Fatal("Collect left revision 2's values")
+	}
+	if g, err := b.Garbage(ctxT(t), ns); err != nil || g.Total() != 0 {
+		t.Fatalf("Garbage after Collect = %+v, %v; want none", g, err)
+	}
 }
 
 // TestGarbageCollector runs kube-controller-manager's garbage collector and

@@ -253,4 +253,24 @@ type Collector interface {
 	// what no live release uses and no write in flight may still use.
 	// It never removes anything a readable release needs.
 	Collect(ctx context.Context, namespace string) error
+	// Garbage reports what Collect would remove in namespace ("": every
+	// namespace) if it ran now, removing nothing.
+	Garbage(ctx context.Context, namespace string) (Garbage, error)
 }
+
+// Garbage counts what a Collect would remove (Collector.Garbage): a dry
+// run of it. Writes in flight may change it before a Collect runs.
+type Garbage struct {
+	// PendingHeads are heads of writes whose writer died or gave up.
+	PendingHeads int
+	// Parts are stored parts (charts, values, manifests) no live head
+	// refers to.
+	Parts int
+	// Chunks are pieces of parts (or heads) that are gone.
+	Chunks int
+	// Bytes is what the parts and chunks hold.
+	Bytes int64
+}
+
+// Total is how many objects the garbage is.
+func (g Garbage) Total() int { return g.PendingHeads + g.Parts + g.Chunks }

@@ -1,6 +1,10 @@
 package helm3
 
-import "context"
+import (
+	"context"
+
+	"github.com/helmstore/helmstore/driver"
+)
 
 // Collector is implemented by stores whose backend can leave garbage
 // behind: objects that no release uses, left by a writer that died or lost
@@ -36,4 +40,19 @@ func Collect(ctx context.Context, s Store) error {
 		return c.Collect(ctx)
 	}
 	return nil
+}
+
+// Garbage counts what Collect would remove (see GarbageOf).
+type Garbage = driver.Garbage
+
+// GarbageOf reports what Collect would remove from s now, removing nothing:
+// a dry run of Collect (the helmstore command's gc --dry-run). It is zero
+// on the backends that never leave garbage.
+func GarbageOf(ctx context.Context, s Store) (Garbage, error) {
+	if g, ok := s.(interface {
+		Garbage(context.Context) (Garbage, error)
+	}); ok {
+		return g.Garbage(ctx)
+	}
+	return Garbage{}, nil
 }

@@ -3,6 +3,8 @@ package helm4
 import (
 	"context"
 	"fmt"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Collector is implemented by stores whose backend can leave garbage
@@ -24,6 +26,20 @@ func Collect(ctx context.Context, s Store) error {
 		return c.Collect(ctx)
 	}
 	return nil
+}
+
+// Garbage counts what Collect would remove (see GarbageOf).
+type Garbage = driver.Garbage
+
+// GarbageOf reports what Collect would remove from s now, removing nothing:
+// a dry run of Collect. It is zero on the backends that never leave garbage.
+func GarbageOf(ctx context.Context, s Store) (Garbage, error) {
+	if g, ok := s.(interface {
+		Garbage(context.Context) (Garbage, error)
+	}); ok {
+		return g.Garbage(ctx)
+	}
+	return Garbage{}, nil
 }
 
 // Verifier is implemented by every helmstore store: Verify (the function)

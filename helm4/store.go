@@ -96,6 +96,10 @@ func (s *store) Summaries(ctx context.Context, q SummaryQuery) (SummaryPage, err
 }
 func (s *store) Close() error                      { return helmErr(s.v.Close()) }
 func (s *store) Collect(ctx context.Context) error { return helmErr(s.v.Collect(ctx)) }
+func (s *store) Garbage(ctx context.Context) (Garbage, error) {
+	g, err := s.v.Garbage(ctx)
+	return g, helmErr(err)
+}
 func (s *store) Verify(ctx context.Context, bad func(*ReleaseError)) (int, error) {
 	return s.v.Verify(ctx, func(e *ReleaseError) {
 		if err, ok := helmErr(e).(*ReleaseError); ok {

@@ -81,6 +81,12 @@ func (s *storeOf) Collect(ctx context.Context, ns string) error {
 	return helm4.Collect(ctx, s.s.Namespace(ns))
 }
 
+// Garbage reports what Collect would remove from namespace ns ("": all),
+// removing nothing.
+func (s *storeOf) Garbage(ctx context.Context, ns string) (driver.Garbage, error) {
+	return helm4.GarbageOf(ctx, s.s.Namespace(ns))
+}
+
 func (s *storeOf) Close() error { return s.s.Close() }
 
 // Verify reads every revision of namespace ns ("": all) as Get reads it

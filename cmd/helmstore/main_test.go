@@ -292,6 +292,10 @@ func TestVerifyStatsGC(t *testing.T) {
 		t.Errorf("stats: %v\n%s", err, out)
 	}
 	t.Logf("helmstore stats:\n%s", out)
+	out, err = command(k, append([]string{"gc", "--dry-run"}, store...)...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "would remove: 0 pending revisions of writers that died, 0 unused parts, 0 loose chunks") {
+		t.Errorf("gc --dry-run on postgres: %v\n%s", err, out)
+	}
 	out, err = command(k, append([]string{"gc"}, store...)...).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "before: 12 revisions, ") || !strings.Contains(string(out), "after: 12 revisions, ") {
 		t.Errorf("gc on postgres: %v\n%s", err, out)

@@ -161,8 +161,21 @@ func (r CrashRun) Exec() CrashResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	clock.Advance(abandonAfter)
+	st := ObjectStore(cb)
+	pending, err := st.List(ctx, cas.Selector{Kind: cas.KindHead, Namespace: Namespace, Has: []string{caswire.LabelPending}})
+	if err != nil {
+		bad("list pending heads: %v", err)
+	}
+	// Garbage (gc --dry-run) names every abandoned head, and removes
+	// nothing: Collect finds them all still there.
+	if g, err := cb.Garbage(ctx, Namespace); err != nil || g.PendingHeads != len(pending) {
+		bad("garbage before collect: %+v, %v; want %d pending heads", g, err, len(pending))
+	}
 	if err := helm3.Collect(ctx, check); err != nil {
 		bad("collect: %v", err)
+	}
+	if g, err := cb.Garbage(ctx, Namespace); err != nil || g.PendingHeads != 0 {
+		bad("garbage after collect: %+v, %v; want no pending head", g, err)
 	}
 	after, err := Snapshot(check, allowed)
 	if err != nil {
@@ -171,7 +184,6 @@ func (r CrashRun) Exec() CrashResult {
 	if !Equal(after, seen) {
 		bad("collect changed what readers see: before %s, after %s", KeysOf(seen), KeysOf(after))
 	}
-	st := ObjectStore(cb)
 	heads, err := st.List(ctx, cas.Selector{Kind: cas.KindHead, Namespace: Namespace})
 	if err != nil {
 		bad("list heads: %v", err)

@@ -21,9 +21,11 @@ type verifier interface {
 	Verify(ctx context.Context, ns string, bad func(*driver.ReleaseError)) (int, error)
 }
 
-// collector is a store that can collect garbage (helmstore's).
+// collector is a store that can collect garbage, or say what it would
+// collect (helmstore's).
 type collector interface {
 	Collect(ctx context.Context, ns string) error
+	Garbage(ctx context.Context, ns string) (driver.Garbage, error)
 }
 
 func newVerifyCmd(e *env) *cobra.Command {
@@ -191,7 +193,7 @@ func stats(ctx context.Context, s migrate.Store, ns string) ([]nsStats, error) {
 }
 
 func newGCCmd(e *env) *cobra.Command {
-	var all bool
+	var all, dryRun bool
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Remove what writers that died left behind (crsplit, cosmos)",
@@ -199,7 +201,8 @@ func newGCCmd(e *env) *cobra.Command {
 pending revisions of writers that died, on the stores without transactions (crsplit, cosmos). It
 never removes what a readable release or a write in flight uses, and may run at any time. On the
 SQL stores, redis and Helm's own drivers, whose writes leave no garbage, it does nothing.
-It prints what the store held before and after.`,
+It prints what the store held before and after; with --dry-run, what it would remove, removing
+nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -215,6 +218,15 @@ It prints what the store held before and after.`,
 				return nil
 			}
 			ns := e.namespace(all)
+			if dryRun {
+				g, err := c.Garbage(ctx, ns)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.out, "would remove: %d pending revisions of writers that died, %d unused parts, %d loose chunks (%s)\n",
+					g.PendingHeads, g.Parts, g.Chunks, bytesText(g.Bytes))
+				return nil
+			}
 			before, err := st.Stats(ctx, ns)
 			if err != nil {
 				return err
@@ -232,5 +244,6 @@ It prints what the store held before and after.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be removed, and remove nothing")
 	return cmd
 }

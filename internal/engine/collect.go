@@ -19,3 +19,17 @@ func (v *View[R]) Collect(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Garbage reports what Collect would remove now, removing nothing (zero
+// for a backend whose writes leave none).
+func (v *View[R]) Garbage(ctx context.Context) (driver.Garbage, error) {
+	c, ok := v.e.backend.(driver.Collector)
+	if !ok || !v.validNamespace() {
+		return driver.Garbage{}, nil
+	}
+	g, err := c.Garbage(ctx, v.ns)
+	if err != nil {
+		return driver.Garbage{}, v.fail("garbage", v.ns, "", err)
+	}
+	return g, nil
+}
