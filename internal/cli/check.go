@@ -37,18 +37,15 @@ func newVerifyCmd(e *env) *cobra.Command {
 on a helmstore store its head, every part with its digest and seal, and its decoding. It names
 each revision that cannot be read and exits 1 if there is any.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			s, err := e.open(ctx, e.storeName(), e.conn)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: e.onStore(func(ctx context.Context, s migrate.Store) error {
 			var bad []string
 			report := func(ns, key string, err error) {
 				bad = append(bad, fmt.Sprintf("%s/%s: %v", ns, key, err))
 			}
-			var n int
+			var (
+				n   int
+				err error
+			)
 			if v, ok := s.(verifier); ok {
 				n, err = v.Verify(ctx, e.namespace(all), func(re *driver.ReleaseError) { report(re.Namespace, re.Key, re.Err) })
 			} else {
@@ -66,7 +63,7 @@ each revision that cannot be read and exits 1 if there is any.`,
 				return fmt.Errorf("%d revisions cannot be read", len(bad))
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace")
 	return cmd
@@ -110,13 +107,7 @@ func newStatsCmd(e *env) *cobra.Command {
 stores, beside what Helm's Secrets driver stores of the same revisions (each revision's JSON,
 gzip'd and base64'd, as Helm writes it): it reads every revision to tell.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			s, err := e.open(ctx, e.storeName(), e.conn)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: e.onStore(func(ctx context.Context, s migrate.Store) error {
 			lines, err := stats(ctx, s, e.namespace(all))
 			if err != nil {
 				return err
@@ -136,7 +127,7 @@ gzip'd and base64'd, as Helm writes it): it reads every revision to tell.`,
 				fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\t%s\n", l.Namespace, l.Releases, l.Revisions, parts, bytesText(l.StoredBytes), bytesText(l.HelmBytes))
 			}
 			return w.Flush()
-		},
+		}),
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
@@ -204,13 +195,7 @@ SQL stores, redis and Helm's own drivers, whose writes leave no garbage, it does
 It prints what the store held before and after; with --dry-run, what it would remove, removing
 nothing.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			s, err := e.open(ctx, e.storeName(), e.conn)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: e.onStore(func(ctx context.Context, s migrate.Store) error {
 			c, ok := s.(collector)
 			st, _ := s.(statser)
 			if !ok || st == nil {
@@ -241,7 +226,7 @@ nothing.`,
 			fmt.Fprintf(e.out, "before: %d revisions, %d parts, %s; after: %d revisions, %d parts, %s\n",
 				before.Releases, before.TotalParts(), bytesText(before.StoredBytes()), after.Releases, after.TotalParts(), bytesText(after.StoredBytes()))
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be removed, and remove nothing")

@@ -112,3 +112,17 @@ func (e *env) namespace(allNamespaces bool) string {
 	}
 	return e.settings.Namespace()
 }
+
+// onStore is a subcommand's RunE that opens the store --driver names,
+// runs fn on it and closes it.
+func (e *env) onStore(fn func(ctx context.Context, s migrate.Store) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		s, err := e.open(ctx, e.storeName(), e.conn)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return fn(ctx, s)
+	}
+}
