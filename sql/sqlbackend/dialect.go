@@ -44,6 +44,13 @@ type Dialect struct {
 	// revision, which it plans as an anti-join (for the MAX it misjudged
 	// the rows kept, and sorted the whole table even for one page).
 	LatestRevision string
+	// LatestFrom, if set, is the table, aliased k, from which a whole
+	// listing of latest revisions (no Limit) groups each release's
+	// latest version, joined back to its row: one pass over the
+	// (namespace, name, version) index rather than a probe per row
+	// (MariaDB: a third of the time for 10,000 releases). A page keeps
+	// LatestRevision's probe per row, which stops at the page's end.
+	LatestFrom string
 	// MaxChunk bounds one stored chunk of a part, in bytes (0: no bound).
 	MaxChunk int
 	// TxOptions are the options of write transactions (nil: the

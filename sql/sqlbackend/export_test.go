@@ -73,5 +73,5 @@ func (b *backend) QueryInt(ctx context.Context, query string, args ...any) (int,
 // ListStatement returns the statement List runs for q and its arguments,
 // with ? placeholders.
 func (b *Backend) ListStatement(q driver.ListQuery) (string, []any) {
-	return listQuery(q, b.d.LatestRevision)
+	return listQuery(q, b.d)
 }

@@ -21,7 +21,7 @@ var listCols = strings.Split(`namespace, release_key, name, version, status, own
 // (listQuery) that selects, orders and limits them with the indexes: no
 // body and no part is read.
 func (b *backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head, error) {
-	query, args := listQuery(q, b.d.LatestRevision)
+	query, args := listQuery(q, b.d)
 	rows, err := b.query(ctx, b.db, query, args...)
 	if err != nil {
 		return nil, b.classify(err)
@@ -36,10 +36,11 @@ func (b *backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head,
 // compares strings, so that the order, the cursor and the name prefix (a
 // range of names, which the index serves) are driver.CompareHeads'. The
 // latest revision of a release is chosen among all of its rows, before
-// statuses and labels apply, by latest (the dialect's LatestRevision) or
-// by a correlated MAX, which reads one entry of the (namespace, name,
-// version) index.
-func listQuery(q driver.ListQuery, latest string) (string, []any) {
+// statuses and labels apply, by the dialect's LatestRevision or by a
+// correlated MAX, which reads one entry of the (namespace, name, version)
+// index per row; or, for a whole listing (no Limit) on a dialect with
+// LatestFrom, by a join with each release's MAX grouped from that index.
+func listQuery(q driver.ListQuery, d *Dialect) (string, []any) {
 	var where []string
 	var args []any
 	add := func(cond string, vs ...any) { where = append(where, cond); args = append(args, vs...) }
@@ -63,7 +64,19 @@ func listQuery(q driver.ListQuery, latest string) (string, []any) {
 				c.Namespace, c.Namespace, c.Name, c.Name, c.Version)
 		}
 	}
-	if q.Latest {
+	from := " FROM helmstore_releases r"
+	if q.Latest && q.Limit == 0 && d.LatestFrom != "" {
+		// The conditions so far are on a release's key: they select the
+		// groups, from the index alone.
+		inner := "SELECT k.namespace, k.name, MAX(k.version) AS version FROM " + d.LatestFrom
+		if len(where) > 0 {
+			inner += " WHERE " + strings.ReplaceAll(strings.Join(where, " AND "), "r.", "k.")
+		}
+		from = " FROM (" + inner + " GROUP BY k.namespace, k.name) m JOIN helmstore_releases r" +
+			" ON r.namespace = m.namespace AND r.name = m.name AND r.version = m.version"
+		where = nil
+	} else if q.Latest {
+		latest := d.LatestRevision
 		if latest == "" {
 			latest = "r.version = (SELECT MAX(m.version) FROM helmstore_releases m WHERE m.namespace = r.namespace AND m.name = r.name)"
 		}
@@ -90,7 +103,7 @@ func listQuery(q driver.ListQuery, latest string) (string, []any) {
 		add("(SELECT COUNT(*) FROM helmstore_labels l WHERE l.namespace = r.namespace AND l.release_key = r.release_key AND "+
 			orTree(conds)+") = "+strconv.Itoa(len(keys)), sub...)
 	}
-	query := "SELECT " + prefixed("r.", strings.Join(listCols, ", ")) + " FROM helmstore_releases r"
+	query := "SELECT " + prefixed("r.", strings.Join(listCols, ", ")) + from
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}

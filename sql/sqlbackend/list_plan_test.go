@@ -18,7 +18,8 @@ import (
 // releases), and PostgreSQL must serve a page from that index without
 // reading and sorting the whole table (it did, for the correlated MAX: a
 // page of 50 took as long as all 10,000). Both are fixed by the dialects'
-// LatestRevision.
+// LatestRevision; MariaDB's whole listing groups the index once instead
+// (LatestFrom).
 func TestListLatestPlans(t *testing.T) {
 	sqlBackends(t, func(t *testing.T, s helm3.Store, be *sqlbackend.Backend) {
 		name := be.Dialect().Name
@@ -41,6 +42,24 @@ func TestListLatestPlans(t *testing.T) {
 			}
 			if !found {
 				t.Fatalf("no dependent subquery in the plan of %s: %v", stmt, plan)
+			}
+			// A whole listing groups the index once (LatestFrom), with
+			// no probe per row.
+			stmt, args = be.ListStatement(driver.ListQuery{Latest: true})
+			found = false
+			for _, row := range explain(t, be, stmt, args) {
+				switch row["select_type"] {
+				case "DERIVED":
+					found = true
+					if row["key"] != "helmstore_releases_list" || !strings.Contains(row["Extra"], "Using index") {
+						t.Errorf("the whole listing groups with key %q (%v), want helmstore_releases_list alone", row["key"], row)
+					}
+				case "DEPENDENT SUBQUERY":
+					t.Errorf("the whole listing probes per row: %v", row)
+				}
+			}
+			if !found {
+				t.Errorf("no grouped table in the plan of the whole listing %s", stmt)
 			}
 		case "postgres":
 			var text []string
