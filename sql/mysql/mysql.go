@@ -49,6 +49,7 @@ var dialect = sqlbackend.Dialect{
 	ForUpdate:      " FOR UPDATE",
 	LatestRevision: "r.version = (SELECT MAX(m.version) FROM helmstore_releases m FORCE INDEX (helmstore_releases_list) WHERE m.namespace = r.namespace AND m.name = r.name)",
 	LatestFrom:     "helmstore_releases k FORCE INDEX (helmstore_releases_list)",
+	LatestJoin:     "helmstore_releases r FORCE INDEX (helmstore_releases_list)",
 	TxOptions:      &stdsql.TxOptions{Isolation: stdsql.LevelReadCommitted},
 	IsUnique:       func(err error) bool { return mysqlCode(err) == 1062 },
 	IsDeadlock:     func(err error) bool { return mysqlCode(err) == 1213 },

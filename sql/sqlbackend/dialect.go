@@ -51,6 +51,11 @@ type Dialect struct {
 	// (MariaDB: a third of the time for 10,000 releases). A page keeps
 	// LatestRevision's probe per row, which stops at the page's end.
 	LatestFrom string
+	// LatestJoin, if set, is the table, aliased r, LatestFrom's groups
+	// join back to (default: helmstore_releases r). MariaDB forces the
+	// (namespace, name, version) index: on a table just filled it read
+	// the whole namespace per release (minutes for 10,000).
+	LatestJoin string
 	// MaxChunk bounds one stored chunk of a part, in bytes (0: no bound).
 	MaxChunk int
 	// TxOptions are the options of write transactions (nil: the

@@ -72,7 +72,11 @@ func listQuery(q driver.ListQuery, d *Dialect) (string, []any) {
 		if len(where) > 0 {
 			inner += " WHERE " + strings.ReplaceAll(strings.Join(where, " AND "), "r.", "k.")
 		}
-		from = " FROM (" + inner + " GROUP BY k.namespace, k.name) m JOIN helmstore_releases r" +
+		join := d.LatestJoin
+		if join == "" {
+			join = "helmstore_releases r"
+		}
+		from = " FROM (" + inner + " GROUP BY k.namespace, k.name) m JOIN " + join +
 			" ON r.namespace = m.namespace AND r.name = m.name AND r.version = m.version"
 		where = nil
 	} else if q.Latest {

@@ -56,6 +56,10 @@ func TestListLatestPlans(t *testing.T) {
 					}
 				case "DEPENDENT SUBQUERY":
 					t.Errorf("the whole listing probes per row: %v", row)
+				case "PRIMARY":
+					if row["table"] == "r" && row["key"] != "helmstore_releases_list" {
+						t.Errorf("the whole listing joins its rows by key %q (%v), want helmstore_releases_list", row["key"], row)
+					}
 				}
 			}
 			if !found {
