@@ -328,8 +328,8 @@ func TestVerifyStatsGC(t *testing.T) {
 }
 
 // TestPlugin installs the plugin (plugin/helm3, plugin/helm4) into the real
-// Helm 3 and Helm 4 command lines and runs `helm store` through each on
-// releases moved into postgres.
+// Helm 3 and Helm 4 command lines and runs `helm store stats` and `helm
+// store list` through each on releases moved into postgres.
 func TestPlugin(t *testing.T) {
 	const ns = "cli-plugin"
 	k := kubeenv.Kube(t)
@@ -366,6 +366,12 @@ func TestPlugin(t *testing.T) {
 			out := run("store", "stats", "--driver", "postgres", "--connection", pg, "-n", ns)
 			if !strings.Contains(out, ns+"  2         4 ") {
 				t.Errorf("helm store stats:\n%s", out)
+			}
+			out = run("store", "list", "--driver", "postgres", "--connection", pg, "-n", ns)
+			for _, want := range []string{"NAME", "rel-00", "rel-01", "deployed", "demo-1.0.0"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("helm store list does not show %q:\n%s", want, out)
+				}
 			}
 		})
 	}
