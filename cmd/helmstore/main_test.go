@@ -346,8 +346,12 @@ func TestPlugin(t *testing.T) {
 		t.Run(fmt.Sprintf("helm%d", major), func(t *testing.T) {
 			helm := helmbin.Helm(t, major)
 			home := t.TempDir()
+			// HELM_PLUGINS is where Helm puts it by default: Helm 4.3.2's
+			// plugin install links a local directory into
+			// $HELM_DATA_HOME/plugins whatever HELM_PLUGINS says, and
+			// plugin list then reads HELM_PLUGINS.
 			env := append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "HELM_DRIVER=",
-				"HELM_PLUGINS="+filepath.Join(home, "plugins"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+				"HELM_PLUGINS="+filepath.Join(home, "data", "plugins"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
 				"HELM_DATA_HOME="+filepath.Join(home, "data"), "HELM_CACHE_HOME="+filepath.Join(home, "cache"))
 			run := func(args ...string) string {
 				t.Helper()
