@@ -332,8 +332,8 @@ func TestVerifyStatsGC(t *testing.T) {
 }
 
 // TestPlugin installs the plugin (plugin/helm3, plugin/helm4) into the real
-// Helm 3 and Helm 4 command lines and runs `helm store` through each on
-// releases moved into postgres.
+// Helm 3 and Helm 4 command lines and runs `helm store stats` and `helm
+// store list` through each on releases moved into postgres.
 func TestPlugin(t *testing.T) {
 	const ns = "cli-plugin"
 	k := kubeenv.Kube(t)
@@ -350,8 +350,12 @@ func TestPlugin(t *testing.T) {
 		t.Run(fmt.Sprintf("helm%d", major), func(t *testing.T) {
 			helm := helmbin.Helm(t, major)
 			home := t.TempDir()
+			// HELM_PLUGINS is where Helm puts it by default: Helm 4.3.2's
+			// plugin install links a local directory into
+			// $HELM_DATA_HOME/plugins whatever HELM_PLUGINS says, and
+			// plugin list then reads HELM_PLUGINS.
 			env := append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "HELM_DRIVER=",
-				"HELM_PLUGINS="+filepath.Join(home, "plugins"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+				"HELM_PLUGINS="+filepath.Join(home, "data", "plugins"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
 				"HELM_DATA_HOME="+filepath.Join(home, "data"), "HELM_CACHE_HOME="+filepath.Join(home, "cache"))
 			run := func(args ...string) string {
 				t.Helper()
@@ -370,6 +374,12 @@ func TestPlugin(t *testing.T) {
 			out := run("store", "stats", "--driver", "postgres", "--connection", pg, "-n", ns)
 			if !strings.Contains(out, ns+"  2         4 ") {
 				t.Errorf("helm store stats:\n%s", out)
+			}
+			out = run("store", "list", "--driver", "postgres", "--connection", pg, "-n", ns)
+			for _, want := range []string{"NAME", "rel-00", "rel-01", "deployed", "demo-1.0.0"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("helm store list does not show %q:\n%s", want, out)
+				}
 			}
 		})
 	}

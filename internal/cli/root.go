@@ -85,7 +85,8 @@ As a Helm plugin it runs as "helm store ...", with helm's flags and environment.
 	e.settings.AddFlags(f)
 	f.StringVar(&e.driver, "driver", os.Getenv("HELM_DRIVER"), "the store, as HELM_DRIVER names it (default: $HELM_DRIVER, else Helm's secret)")
 	f.StringVar(&e.conn, "connection", "", "the store's connection string (default: from the environment, as HELM_DRIVER's store reads it)")
-	root.AddCommand(newMigrateCmd(e), newVerifyCmd(e), newStatsCmd(e), newGCCmd(e))
+	root.AddCommand(newMigrateCmd(e), newVerifyCmd(e), newStatsCmd(e), newGCCmd(e),
+		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e))
 	return root
 }
 
