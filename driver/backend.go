@@ -268,7 +268,8 @@ type Garbage struct {
 	Parts int
 	// Chunks are pieces of parts (or heads) that are gone.
 	Chunks int
-	// Bytes is what the parts and chunks hold.
+	// Bytes is what the parts and chunks hold, where the store's listing
+	// tells sizes (0 on Kubernetes).
 	Bytes int64
 }
 
