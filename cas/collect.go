@@ -29,13 +29,9 @@ func (b *Backend) Collect(ctx context.Context, ns string) error {
 	if err != nil {
 		return err
 	}
-	var parts []*Object
-	for _, k := range []Kind{KindChart, KindValues, KindManifest} {
-		objs, err := b.s.List(ctx, Selector{Kind: k, Namespace: ns, Meta: true})
-		if err != nil {
-			return err
-		}
-		parts = append(parts, objs...)
+	parts, err := b.listParts(ctx, ns)
+	if err != nil {
+		return err
 	}
 	b.sweepPending(ctx, ns)
 	heads, err := b.s.List(ctx, Selector{Kind: KindHead, Namespace: ns, Meta: true})
@@ -74,14 +70,12 @@ func (b *Backend) Collect(ctx context.Context, ns string) error {
 	for k := range live {
 		owners[k] = true
 	}
-	for _, k := range []Kind{KindChart, KindValues, KindManifest} {
-		objs, err := b.s.List(ctx, Selector{Kind: k, Namespace: ns, Meta: true})
-		if err != nil {
-			return errors.Join(append(errs, err)...)
-		}
-		for _, o := range objs {
-			owners[o.UID] = true
-		}
+	now, err := b.listParts(ctx, ns)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, o := range now {
+		owners[o.UID] = true
 	}
 	var dead []*Object
 	for _, c := range chunks {
@@ -110,4 +104,18 @@ func anyLive(refs []Referrer, live map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// listParts lists the metadata of every part object (charts, values,
+// manifests) of namespace ns ("": every namespace).
+func (b *Backend) listParts(ctx context.Context, ns string) ([]*Object, error) {
+	var parts []*Object
+	for _, k := range []Kind{KindChart, KindValues, KindManifest} {
+		objs, err := b.s.List(ctx, Selector{Kind: k, Namespace: ns, Meta: true})
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, objs...)
+	}
+	return parts, nil
 }

@@ -33,19 +33,17 @@ func (b *Backend) Garbage(ctx context.Context, ns string) (driver.Garbage, error
 	for k := range live {
 		owners[k] = true
 	}
-	for _, k := range []Kind{KindChart, KindValues, KindManifest} {
-		parts, err := b.s.List(ctx, Selector{Kind: k, Namespace: ns, Meta: true})
-		if err != nil {
-			return g, err
+	parts, err := b.listParts(ctx, ns)
+	if err != nil {
+		return g, err
+	}
+	for _, p := range parts {
+		if anyLive(p.Referrers, live) {
+			owners[p.UID] = true
+			continue
 		}
-		for _, p := range parts {
-			if anyLive(p.Referrers, live) {
-				owners[p.UID] = true
-				continue
-			}
-			g.Parts++
-			g.Bytes += p.StoredBytes
-		}
+		g.Parts++
+		g.Bytes += p.StoredBytes
 	}
 	for _, c := range chunks {
 		if !anyLive(c.Referrers, owners) {
