@@ -21,6 +21,17 @@ type storeOf struct {
 // Closing the returned Store closes s.
 func FromStore(name string, s helm4.Store) Store { return &storeOf{name: name, s: s} }
 
+// Helmstore returns the helmstore store s moves releases of (its Helm 4
+// face, as FromStore or Open opened it), and false for one of Helm's own
+// drivers. Closing s closes it.
+func Helmstore(s Store) (helm4.Store, bool) {
+	o, ok := s.(*storeOf)
+	if !ok {
+		return nil, false
+	}
+	return o.s, true
+}
+
 func (s *storeOf) Name() string { return s.name }
 
 func (s *storeOf) Revisions(ctx context.Context, ns, name string) ([]Revision, error) {

@@ -66,14 +66,7 @@ func ctx(t testing.TB) context.Context {
 // Secrets driver, each revision with a manifest of its own.
 func seed(t testing.TB, k *kubeenv.Server, ns string, releases, revisions int) {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(k.Config(kubeenv.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = cs.CoreV1().Namespaces().Create(ctx(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	cs := namespace(t, k, ns)
 	d := helmdriver.NewSecrets(cs.CoreV1().Secrets(ns))
 	c := &chart.Chart{
 		Metadata:  &chart.Metadata{APIVersion: chart.APIVersionV2, Name: "demo", Version: "1.0.0", AppVersion: "1.0"},
@@ -97,6 +90,21 @@ func seed(t testing.TB, k *kubeenv.Server, ns string, releases, revisions int) {
 			}
 		}
 	}
+}
+
+// namespace creates namespace ns unless it exists, and returns an admin's
+// client.
+func namespace(t testing.TB, k *kubeenv.Server, ns string) *kubernetes.Clientset {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(k.Config(kubeenv.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.CoreV1().Namespaces().Create(ctx(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return cs
 }
 
 // command runs the helmstore binary against the API server k.

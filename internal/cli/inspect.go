@@ -10,6 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm4"
+	"github.com/helmstore/helmstore/migrate"
 )
 
 // openHelmstore opens the helmstore store --driver names, for the
@@ -20,14 +21,16 @@ func (e *env) openHelmstore(ctx context.Context) (helm4.Store, error) {
 	if driver.IsHelmDriver(name) {
 		return nil, fmt.Errorf("%s is Helm's own driver: helm list, history, status and get show what it holds; helmstore shows helmstore stores (--driver postgres, mysql, sqlite, redis, cosmos, crsplit)", name)
 	}
-	if err := driver.CheckDriver(name); err != nil {
+	s, err := e.open(ctx, name, e.conn)
+	if err != nil {
 		return nil, err
 	}
-	conn := e.conn
-	if conn == "" {
-		conn = driver.ConnectionStringFromEnv(name)
+	h, ok := migrate.Helmstore(s)
+	if !ok {
+		s.Close()
+		return nil, fmt.Errorf("%s is not a helmstore store", name)
 	}
-	return helm4.Open(ctx, name, conn, helm4.WithRESTClientGetter(e.settings.RESTClientGetter()))
+	return h, nil
 }
 
 // summaries returns every entry of the summary listing q selects in s,

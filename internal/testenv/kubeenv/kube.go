@@ -218,7 +218,10 @@ func (k *Server) start(etcdPath string) error {
 		"--name", "default", "--data-dir", data,
 		"--listen-client-urls", client, "--advertise-client-urls", client,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-		"--initial-cluster", "default="+peer)
+		"--initial-cluster", "default="+peer,
+		// Room for the large runs (200 releases x 10 revisions of a 2.2 MB
+		// release in Secrets, moved out and back): the default is 2 GB.
+		"--quota-backend-bytes", "8589934592")
 	if err != nil {
 		return err
 	}
