@@ -42,4 +42,9 @@ type Config struct {
 	// any so that this package links no Kubernetes code; nil for the
 	// backends that need none.
 	RESTClientGetter any
+	// EncryptionKeys, when set, are the URLs of the key-encryption keys
+	// (gocloud.dev/secrets keepers; the first current) under which the
+	// store encrypts every release's parts and head body at rest (package
+	// encryption). They may hold keys: never log them.
+	EncryptionKeys []string
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/codec"
+	"github.com/helmstore/helmstore/internal/envelope"
 )
 
 // bombInflated is what a planted decompression bomb inflates to.
@@ -100,18 +101,22 @@ func damages() map[string]damage {
 		"HeadGarbled": func(t *testing.T, ctx context.Context, tp Tamperer, k string, _, _ StoredHead) error {
 			return tp.GarbleHead(ctx, "default", k)
 		},
-		"BodyOfUnknownFormat": setHead(func(h *StoredHead, _ StoredHead) {
+		"BodyOfUnknownFormat": func(t *testing.T, ctx context.Context, tp Tamperer, k string, h, _ StoredHead) error {
 			// A head a later helmstore wrote, in a release format this
 			// build does not know: sealed as that writer would.
 			raw, err := codec.Decompress(h.Body)
 			if err != nil || len(raw) == 0 {
-				panic(fmt.Sprintf("drivertest: cannot read the stored head: %v", err))
+				if envelope.IsSealedBody(h.Body) {
+					t.Skip("the store encrypts its heads: a later writer's format cannot be forged without the key")
+				}
+				t.Fatalf("drivertest: cannot read the stored head: %v", err)
 			}
 			later := append([]byte{byte(codec.ReleaseV1) + 1}, raw[1:]...)
 			sealed := driver.Head{Key: key("alpha", 1), Chart: digestOf(h.Chart), Values: digestOf(h.Values), Manifest: digestOf(h.Manifest)}
 			sealed.Seal(codec.Compress(later))
 			h.Body = sealed.Body
-		}),
+			return tp.SetHead(ctx, "default", k, h)
+		},
 		"BodyBomb": setHead(func(h *StoredHead, _ StoredHead) {
 			// Sealed as a writer would: only the decoding bound stops it.
 			sealed := driver.Head{Key: key("alpha", 1), Chart: digestOf(h.Chart), Values: digestOf(h.Values), Manifest: digestOf(h.Manifest)}

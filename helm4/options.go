@@ -56,6 +56,17 @@ func WithRESTClientGetter(g genericclioptions.RESTClientGetter) Option {
 	return func(c *driver.Config) { c.RESTClientGetter = g }
 }
 
+// WithEncryptionKeys switches on encryption at rest: every release's parts
+// and head body are sealed under data keys wrapped by the key-encryption
+// keys urls name (gocloud.dev/secrets keeper URLs: the first wraps new
+// keys, the others only unwrap, for rotation). It overrides
+// HELM_DRIVER_ENCRYPTION_KEYS, which NewConfig reads; no URLs switches it
+// off. The program must import github.com/helmstore/helmstore/encryption
+// and the keeper's package.
+func WithEncryptionKeys(urls ...string) Option {
+	return func(c *driver.Config) { c.EncryptionKeys = urls }
+}
+
 // NewConfig returns the Config that Open gives the opener of driver name:
 // connection string conn, a part cache of DefaultCacheBytes, a per-operation
 // bound of DefaultTimeout and slog.Default's handler for logs, then opts
@@ -63,7 +74,8 @@ func WithRESTClientGetter(g genericclioptions.RESTClientGetter) Option {
 // the registry (crsplit.Open, say), starts from it, so that its defaults are
 // the registry's.
 func NewConfig(name, conn string, opts ...Option) *driver.Config {
-	c := &driver.Config{Name: name, ConnectionString: conn, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout}
+	c := &driver.Config{Name: name, ConnectionString: conn, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout,
+		EncryptionKeys: driver.EncryptionKeysFromEnv()}
 	for _, o := range opts {
 		o(c)
 	}

@@ -2,12 +2,16 @@ package memstore_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"gocloud.dev/secrets/localsecrets"
+
 	"github.com/helmstore/helmstore/drivertest"
+	_ "github.com/helmstore/helmstore/encryption"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/memstore"
 )
@@ -61,4 +65,15 @@ func TestConformance(t *testing.T) {
 func TestConformanceNoCache(t *testing.T) {
 	t.Parallel()
 	drivertest.Run(t, harness(helm3.WithCacheBytes(0)))
+}
+
+// The suite on stores encrypting at rest (package encryption, a local
+// key-encryption key).
+func TestConformanceEncrypted(t *testing.T) {
+	t.Parallel()
+	k, err := localsecrets.NewRandomKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	drivertest.Run(t, harness(helm3.WithEncryptionKeys("base64key://"+base64.URLEncoding.EncodeToString(k[:]))))
 }

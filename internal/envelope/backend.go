@@ -1,0 +1,474 @@
+package envelope
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/helmstore/helmstore/driver"
+)
+
+// Wrap returns a backend that stores through b what the engine gives it
+// with every part and head body sealed by the namespace's data key, the
+// keys wrapped by ring, and every part digest replaced by its address
+// (DataKey.Address): b sees no plaintext part, body or digest. Index fields
+// stay readable to b, because b selects and lists by them: namespace, key,
+// name, version, status, custom labels, times, and the summary (chart name
+// and version, app version, updated, description). Closing the returned
+// backend closes b and ring.
+//
+// Each stored body carries its data key, wrapped: a reader needs only the
+// Keyring. A writer takes the data key of the namespace's existing heads
+// (read once per namespace and process), so parts are still shared; two
+// processes writing a namespace's first releases at once may each make one,
+// which costs sharing between them, never correctness (every head's parts
+// are sealed by the head's own key).
+func Wrap(b driver.Backend, ring *Keyring) driver.Backend {
+	s := &sealing{b: b, ring: ring, ns: map[string]*DataKey{}, keys: map[[idSize]byte]*DataKey{},
+		wrapped: map[[idSize]byte][]byte{}, digests: map[place]driver.Digest{}, keyOf: map[place][idSize]byte{}}
+	if c, ok := b.(driver.Collector); ok {
+		return &sealingCollector{s, c}
+	}
+	return s
+}
+
+// sealing is Wrap's backend.
+type sealing struct {
+	b    driver.Backend
+	ring *Keyring
+
+	mu      sync.Mutex
+	ns      map[string]*DataKey       // the key new writes in a namespace use
+	keys    map[[idSize]byte]*DataKey // every data key unwrapped, by id
+	wrapped map[[idSize]byte][]byte   // each write key's wrapped form, encoded
+	digests map[place]driver.Digest   // address -> the digest it stands for
+	keyOf   map[place][idSize]byte    // digest -> the key that addresses it
+}
+
+// place is a digest or an address in a namespace.
+type place struct {
+	ns string
+	d  driver.Digest
+}
+
+// sealingCollector is a sealing over a backend that collects garbage.
+type sealingCollector struct {
+	*sealing
+	driver.Collector
+}
+
+// bodyMagic is the first byte of a sealed head body: bodyMagic, the
+// wrapped data key (2-byte length, then Wrapped.Encode), then a frame the
+// data key sealed of the head's five part digests and its plaintext body.
+const bodyMagic = 0xE6
+
+// IsSealedBody reports whether body, a stored head's body, is one Wrap
+// sealed: the head's seal (driver.Head.Seal), then bodyMagic.
+func IsSealedBody(body []byte) bool {
+	const seal = 1 + sha256.Size
+	return len(body) > seal && body[seal] == bodyMagic
+}
+
+// digestFields are the head's digests a sealed body keeps.
+func digestFields(h *driver.Head) []*driver.Digest {
+	return []*driver.Digest{&h.Chart, &h.Values, &h.Manifest, &h.ValuesBase, &h.ManifestBase}
+}
+
+func headAD(ns, key string) []byte { return []byte("head\x00" + ns + "\x00" + key) }
+func partAD(ns string, a driver.Digest) []byte {
+	return append([]byte("part\x00"+ns+"\x00"), a[:]...)
+}
+
+// The keyring record of a namespace: a head that holds the namespace's
+// wrapped data key (its body, sealed as any head's), under a key no Helm
+// release has (Helm numbers revisions from 1). The first writer creates it
+// (Backend.Create: one wins), every writer uses the data key it holds, so
+// all writers of a namespace address its parts alike. Wrap's backend hides
+// it from every listing and count.
+const (
+	keyringName    = "helmstore-keyring"
+	keyringVersion = 0
+	keyringStatus  = "keyring"
+)
+
+var keyringKey = driver.MakeKey(keyringName, keyringVersion)
+
+// isKeyring reports whether h is a namespace's keyring record.
+func isKeyring(h *driver.Head) bool { return h.Key == keyringKey }
+
+// writeKey returns the data key for new writes in ns, and its wrapped
+// form: the one ns's keyring record holds, read on every write (a store
+// wiped or emptied behind this one's back gets a new record), created if
+// there is none.
+func (s *sealing) writeKey(ctx context.Context, ns string) (*DataKey, []byte, error) {
+	for range 3 {
+		hs, err := s.b.Heads(ctx, driver.Query{Namespace: ns, Key: keyringKey})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(hs) > 0 {
+			h := hs[0]
+			inner, err := h.Unseal()
+			if h.Err != nil || err != nil {
+				return nil, nil, fmt.Errorf("%w: the keyring record of namespace %q: %v", driver.ErrCorrupt, ns, errors.Join(h.Err, err))
+			}
+			dk, _, err := s.bodyKey(ctx, inner)
+			if err != nil {
+				return nil, nil, fmt.Errorf("namespace %q: %w", ns, err)
+			}
+			s.mu.Lock()
+			w := s.wrapped[dk.id]
+			s.mu.Unlock()
+			return dk, w, nil
+		}
+		dk, err := NewDataKey()
+		if err != nil {
+			return nil, nil, err
+		}
+		w, err := s.ring.Wrap(ctx, dk)
+		if err != nil {
+			return nil, nil, err
+		}
+		enc := w.Encode()
+		rec := &driver.Head{Namespace: ns, Key: keyringKey, Name: keyringName, Version: keyringVersion,
+			Status: keyringStatus, Owner: driver.Owner}
+		rec.Seal(wrappedBody(enc))
+		switch err := s.b.Create(ctx, rec, nil); {
+		case err == nil:
+			s.mu.Lock()
+			s.keys[dk.id], s.wrapped[dk.id] = dk, enc
+			s.mu.Unlock()
+			return dk, enc, nil
+		case errors.Is(err, driver.ErrReleaseExists):
+			continue // another writer's record won: read it
+		default:
+			return nil, nil, err
+		}
+	}
+	return nil, nil, fmt.Errorf("%w: namespace %q: its keyring record kept changing", driver.ErrConflict, ns)
+}
+
+// wrappedBody is bodyMagic and the wrapped key enc, length-prefixed.
+func wrappedBody(enc []byte) []byte {
+	b := []byte{bodyMagic}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(enc)))
+	return append(b, enc...)
+}
+
+// bodyKey returns the data key a sealed body carries, unwrapping it once,
+// and the rest of the body: the sealed frame.
+func (s *sealing) bodyKey(ctx context.Context, body []byte) (*DataKey, []byte, error) {
+	if len(body) < 3 || body[0] != bodyMagic {
+		return nil, nil, corrupt("head body is not sealed")
+	}
+	n := int(binary.BigEndian.Uint16(body[1:]))
+	if len(body) < 3+n {
+		return nil, nil, corrupt("sealed head body: truncated wrapped key")
+	}
+	enc, frame := body[3:3+n], body[3+n:]
+	w, err := DecodeWrapped(enc)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	dk := s.keys[w.DataKey]
+	s.mu.Unlock()
+	if dk == nil {
+		if dk, err = s.ring.Unwrap(ctx, w); err != nil {
+			return nil, nil, err
+		}
+		s.mu.Lock()
+		if have := s.keys[w.DataKey]; have != nil {
+			dk = have
+		} else {
+			s.keys[w.DataKey] = dk
+		}
+		if w.KEK == s.ring.Current() && s.wrapped[w.DataKey] == nil {
+			s.wrapped[w.DataKey] = append([]byte(nil), enc...)
+		}
+		s.mu.Unlock()
+	}
+	return dk, frame, nil
+}
+
+// seal returns the head and parts b stores for h and parts.
+func (s *sealing) seal(ctx context.Context, h *driver.Head, parts []*driver.Part) (*driver.Head, []*driver.Part, error) {
+	dk, wrapped, err := s.writeKey(ctx, h.Namespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	if wrapped == nil { // a key learnt from a body wrapped by an older KEK
+		w, err := s.ring.Wrap(ctx, dk)
+		if err != nil {
+			return nil, nil, err
+		}
+		wrapped = w.Encode()
+		s.mu.Lock()
+		s.wrapped[dk.id] = wrapped
+		s.mu.Unlock()
+	}
+	sh := *h
+	plain := make([]byte, 0, 5*len(driver.Digest{})+len(h.Body))
+	for _, d := range digestFields(&sh) {
+		plain = append(plain, d[:]...)
+		*d = s.address(dk, h.Namespace, *d)
+	}
+	plain = append(plain, h.Body...)
+	body := wrappedBody(wrapped)
+	// Sealed over the key and the addresses, as any stored head: b
+	// checks it (Head.Verify) before dropping references on Delete.
+	sh.Seal(append(body, dk.Seal(plain, headAD(h.Namespace, h.Key))...))
+	sh.Frames = nil
+	sp := make([]*driver.Part, len(parts))
+	for i, p := range parts {
+		a := s.address(dk, h.Namespace, p.Digest)
+		q := driver.NewPart(p.Kind, a, p.Size, func() []byte { return dk.Seal(p.Frame(), partAD(h.Namespace, a)) })
+		q.Base = s.address(dk, h.Namespace, p.Base)
+		q.Content = s.address(dk, h.Namespace, p.Content)
+		sp[i] = q
+	}
+	return &sh, sp, nil
+}
+
+// address is d's address under dk in ns (zero for zero), remembered both
+// ways.
+func (s *sealing) address(dk *DataKey, ns string, d driver.Digest) driver.Digest {
+	if d.IsZero() {
+		return d
+	}
+	a := dk.Address(d)
+	s.mu.Lock()
+	s.digests[place{ns, a}] = d
+	s.keyOf[place{ns, d}] = dk.id
+	s.mu.Unlock()
+	return a
+}
+
+// open restores, in place, a head b returned: its digests and body, and
+// the frames stored with it, and returns the data key that sealed it. A
+// head that does not open gets Err (driver.ErrCorrupt) for that release
+// alone; a key the Keyring cannot unwrap fails the call.
+func (s *sealing) open(ctx context.Context, h *driver.Head) (*DataKey, error) {
+	if h == nil || h.Err != nil || len(h.Body) == 0 {
+		return nil, nil
+	}
+	inner, err := h.Unseal()
+	var dk *DataKey
+	if err == nil {
+		var frame []byte
+		if dk, frame, err = s.bodyKey(ctx, inner); err == nil {
+			var plain []byte
+			if plain, err = dk.Open(frame, headAD(h.Namespace, h.Key)); err == nil {
+				err = s.restore(dk, h, plain)
+			}
+		}
+	}
+	if err != nil {
+		if errors.Is(err, ErrKeyUnavailable) && !errors.Is(err, ErrKeyMismatch) || ctx.Err() != nil {
+			return nil, fmt.Errorf("%s/%s: %w", h.Namespace, h.Key, err)
+		}
+		h.Err, h.Body, h.Frames = err, nil, nil
+		return nil, nil
+	}
+	return dk, nil
+}
+
+// restore sets h's digests and body from plain, and opens its frames.
+func (s *sealing) restore(dk *DataKey, h *driver.Head, plain []byte) error {
+	const n = len(driver.Digest{})
+	if len(plain) < 5*n {
+		return corrupt("sealed head body: short")
+	}
+	addrs := map[driver.Digest]driver.Digest{}
+	for i, d := range digestFields(h) {
+		a := *d
+		copy(d[:], plain[i*n:])
+		if !d.IsZero() {
+			addrs[a] = *d
+			s.address(dk, h.Namespace, *d)
+		}
+	}
+	h.Body = plain[5*n:]
+	if len(h.Frames) > 0 {
+		frames := make(map[driver.Digest][]byte, len(h.Frames))
+		for a, f := range h.Frames {
+			d, ok := addrs[a]
+			if !ok {
+				continue
+			}
+			if p, err := dk.Open(f, partAD(h.Namespace, a)); err == nil {
+				frames[d] = p
+			}
+		}
+		h.Frames = frames
+	}
+	return nil
+}
+
+func (s *sealing) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, error) {
+	hs, err := s.b.Heads(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.openAll(ctx, hs)
+}
+
+// openAll opens the heads b returned (open) and leaves out keyring
+// records.
+func (s *sealing) openAll(ctx context.Context, hs []*driver.Head) ([]*driver.Head, error) {
+	out := hs[:0]
+	for _, h := range hs {
+		if isKeyring(h) {
+			continue
+		}
+		if _, err := s.open(ctx, h); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+func (s *sealing) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head, error) {
+	var out []*driver.Head
+	for {
+		hs, err := s.b.List(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		full := q.Limit > 0 && len(hs) == q.Limit
+		var last *driver.Head
+		if len(hs) > 0 {
+			last = hs[len(hs)-1]
+		}
+		opened, err := s.openAll(ctx, hs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, opened...)
+		// A page that held keyring records is topped up from after it.
+		if !full || len(opened) == len(hs) {
+			return out, nil
+		}
+		q.After, q.Limit = driver.CursorOf(last), len(hs)-len(opened)
+	}
+}
+
+func (s *sealing) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.Digest][]byte, error) {
+	type at struct {
+		d  driver.Digest
+		dk *DataKey
+	}
+	sealed := make([]driver.PartRef, 0, len(refs))
+	back := map[place]at{}
+	s.mu.Lock()
+	for _, r := range refs {
+		id, ok := s.keyOf[place{r.Namespace, r.Digest}]
+		if !ok {
+			continue // not from a head read here: absent, as the contract allows
+		}
+		dk := s.keys[id]
+		a := dk.Address(r.Digest)
+		sr := driver.PartRef{Namespace: r.Namespace, Digest: a, Kind: r.Kind}
+		if !r.Base.IsZero() {
+			sr.Base = dk.Address(r.Base)
+		}
+		sealed = append(sealed, sr)
+		back[place{r.Namespace, a}] = at{r.Digest, dk}
+	}
+	s.mu.Unlock()
+	got, err := s.b.Parts(ctx, sealed)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[driver.Digest][]byte, len(got))
+	for _, r := range sealed {
+		f, ok := got[r.Digest]
+		if !ok {
+			continue
+		}
+		w := back[place{r.Namespace, r.Digest}]
+		if p, err := w.dk.Open(f, partAD(r.Namespace, r.Digest)); err == nil {
+			out[w.d] = p
+		} else {
+			out[w.d] = f // the engine finds the digest wrong: ErrCorrupt naming the part
+		}
+	}
+	return out, nil
+}
+
+func (s *sealing) Create(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
+	sh, sp, err := s.seal(ctx, h, parts)
+	if err != nil {
+		return err
+	}
+	return s.b.Create(ctx, sh, sp)
+}
+
+func (s *sealing) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
+	sh, sp, err := s.seal(ctx, h, parts)
+	if err != nil {
+		return err
+	}
+	return s.b.Update(ctx, sh, sp)
+}
+
+func (s *sealing) Delete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*driver.Head, map[driver.Digest][]byte, error) {
+	sealedHave := func(a driver.Digest) bool {
+		s.mu.Lock()
+		d, ok := s.digests[place{ns, a}]
+		s.mu.Unlock()
+		return ok && have(d)
+	}
+	h, frames, err := s.b.Delete(ctx, ns, key, sealedHave)
+	if err != nil {
+		return h, nil, err
+	}
+	dk, err := s.open(ctx, h) // the head's parts are sealed by its key
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(map[driver.Digest][]byte, len(frames))
+	if dk == nil {
+		return h, out, nil
+	}
+	for _, d := range digestFields(h) {
+		if d.IsZero() {
+			continue
+		}
+		a := dk.Address(*d)
+		if f, ok := frames[a]; ok {
+			if p, err := dk.Open(f, partAD(ns, a)); err == nil {
+				out[*d] = p
+			}
+		}
+	}
+	return h, out, nil
+}
+
+// Stats leaves out the keyring records (their bytes too, as their bodies
+// are stored).
+func (s *sealing) Stats(ctx context.Context, ns string) (driver.Stats, error) {
+	st, err := s.b.Stats(ctx, ns)
+	if err != nil {
+		return st, err
+	}
+	recs, err := s.b.Heads(ctx, driver.Query{Namespace: ns, Key: keyringKey})
+	if err != nil {
+		return st, err
+	}
+	for _, r := range recs {
+		st.Releases--
+		st.HeadBytes -= int64(len(r.Body))
+	}
+	return st, nil
+}
+
+// Unwrap returns the backend s stores through, for tests that damage what
+// it stores.
+func (s *sealing) Unwrap() driver.Backend { return s.b }
+
+func (s *sealing) Close() error { return errors.Join(s.b.Close(), s.ring.Close()) }
