@@ -28,6 +28,32 @@ func EncryptionKeysFromEnv() []string {
 	return urls
 }
 
+// ErrKeyUnavailable is returned when stored data is encrypted under a
+// key-encryption key the store was not given (or that refuses it), and
+// when a store opened without encryption keys reads encrypted data; the
+// message names the key's id.
+var ErrKeyUnavailable = errors.New("encryption key unavailable")
+
+// EncryptedBody is the first byte of a head body (inside its seal,
+// Head.Unseal) that package encryption encrypted.
+const EncryptedBody = 0xE6
+
+// EncryptedBy returns the id of the key-encryption key that wrapped the
+// data key of inner, a head body inside its seal, and whether encryption
+// encrypted it at all.
+func EncryptedBy(inner []byte) (string, bool) {
+	// EncryptedBody, a 2-byte length, then the wrapped key: a version
+	// byte, the key id's length and the key id.
+	if len(inner) < 5 || inner[0] != EncryptedBody {
+		return "", false
+	}
+	n := int(inner[4])
+	if len(inner) < 5+n {
+		return "", true
+	}
+	return string(inner[5 : 5+n]), true
+}
+
 // An Encrypter returns a backend that stores through b with its releases
 // encrypted under the key-encryption keys keyURLs name (the first
 // current). Package encryption registers the one Open uses.

@@ -2,6 +2,7 @@ package drivertest
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 
@@ -70,7 +71,7 @@ func (c ConnectionStrings) Harness() Harness {
 			return s
 		},
 		Reopen: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {
-			return openConn(t, c.Name, connOf(t, s), opts...)
+			return openConn(t, c.Name, connOf(t, s), append(slices.Clone(c.Options), opts...)...)
 		},
 	}
 	if c.Rewrite != nil {
@@ -79,12 +80,12 @@ func (c ConnectionStrings) Harness() Harness {
 			if err != nil {
 				t.Fatalf("map the addresses of the connection string: %v", err)
 			}
-			return helm3.Open(context.Background(), c.Name, cs, opts...)
+			return helm3.Open(context.Background(), c.Name, cs, append(slices.Clone(c.Options), opts...)...)
 		}
 	}
 	if c.Deny != nil {
 		h.Denied = func(t *testing.T, s helm3.Store, opts ...helm3.Option) (helm3.Store, error) {
-			return helm3.Open(context.Background(), c.Name, c.Deny(t, connOf(t, s)), opts...)
+			return helm3.Open(context.Background(), c.Name, c.Deny(t, connOf(t, s)), append(slices.Clone(c.Options), opts...)...)
 		}
 	}
 	return h

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/envelope"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
@@ -16,20 +17,11 @@ import (
 // Tamper returns a drivertest.Tamperer that edits the space of s (a store
 // opened on memstore) behind its back.
 func Tamper(t *testing.T, s helm3.Store) drivertest.Tamperer {
-	b, ok := under(engine.Of(s).Backend()).(*memBackend)
+	b, ok := envelope.Under(engine.Of(s).Backend()).(*memBackend)
 	if !ok {
 		t.Fatalf("%T is not a memstore store", s)
 	}
 	return tamperer{b.s}
-}
-
-// under is the backend b stores through: b itself, or what an encrypting
-// backend (package encryption) wraps.
-func under(b driver.Backend) driver.Backend {
-	if u, ok := b.(interface{ Unwrap() driver.Backend }); ok {
-		return u.Unwrap()
-	}
-	return b
 }
 
 type tamperer struct{ s *space }
@@ -132,7 +124,7 @@ func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
 // as a server restarted without persistence would: the stores open on it
 // stay open.
 func Wipe(t *testing.T, s helm3.Store) {
-	b, ok := under(engine.Of(s).Backend()).(*memBackend)
+	b, ok := envelope.Under(engine.Of(s).Backend()).(*memBackend)
 	if !ok {
 		t.Fatalf("%T is not a memstore store", s)
 	}

@@ -165,6 +165,9 @@ func OpenHead(h *driver.Head) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if kek, ok := driver.EncryptedBy(inner); ok {
+		return nil, fmt.Errorf("%w: the release is encrypted at rest (key %s), and this store was opened without encryption keys", driver.ErrKeyUnavailable, kek)
+	}
 	raw, err := decompress(inner, MaxHeadBytes)
 	if err != nil {
 		return nil, fmt.Errorf("head: %w", err)

@@ -800,6 +800,9 @@ func (e *Engine[R]) assemble(h *driver.Head, ps *partSet, labels map[string]stri
 	}
 	// driver.Head.Verify, keeping the head's JSON it opens.
 	raw, err := codec.OpenHead(h)
+	if errors.Is(err, driver.ErrKeyUnavailable) {
+		return nil, fmt.Errorf("release %q in namespace %q: %w", h.Key, h.Namespace, err)
+	}
 	if err != nil {
 		return nil, corrupt(h, err)
 	}

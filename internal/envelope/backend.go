@@ -63,7 +63,7 @@ type sealingCollector struct {
 // bodyMagic is the first byte of a sealed head body: bodyMagic, the
 // wrapped data key (2-byte length, then Wrapped.Encode), then a frame the
 // data key sealed of the head's five part digests and its plaintext body.
-const bodyMagic = 0xE6
+const bodyMagic = driver.EncryptedBody
 
 // IsSealedBody reports whether body, a stored head's body, is one Wrap
 // sealed: the head's seal (driver.Head.Seal), then bodyMagic.
@@ -385,15 +385,19 @@ func (s *sealing) Parts(ctx context.Context, refs []driver.PartRef) (map[driver.
 		return nil, err
 	}
 	out := make(map[driver.Digest][]byte, len(got))
+	opened := map[driver.Digest]bool{}
 	for _, r := range sealed {
 		f, ok := got[r.Digest]
 		if !ok {
 			continue
 		}
+		// One digest may be asked of several namespaces (the map is by
+		// digest): a copy that opens wins over one that does not.
 		w := back[place{r.Namespace, r.Digest}]
 		if p, err := w.dk.Open(f, partAD(r.Namespace, r.Digest)); err == nil {
 			out[w.d] = p
-		} else {
+			opened[w.d] = true
+		} else if !opened[w.d] {
 			out[w.d] = f // the engine finds the digest wrong: ErrCorrupt naming the part
 		}
 	}
@@ -467,8 +471,16 @@ func (s *sealing) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	return st, nil
 }
 
-// Unwrap returns the backend s stores through, for tests that damage what
-// it stores.
-func (s *sealing) Unwrap() driver.Backend { return s.b }
+// Under returns the backend b stores through: what Wrap wrapped, or b
+// itself. Tests that read or damage what a store holds reach it so.
+func Under(b driver.Backend) driver.Backend {
+	switch w := b.(type) {
+	case *sealing:
+		return w.b
+	case *sealingCollector:
+		return w.b
+	}
+	return b
+}
 
 func (s *sealing) Close() error { return errors.Join(s.b.Close(), s.ring.Close()) }

@@ -11,12 +11,14 @@ import (
 	"strings"
 
 	"gocloud.dev/secrets"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
 // ErrKeyUnavailable is returned when a wrapped data key cannot be
 // unwrapped: its KEK is not in the Keyring, or the KEK refuses it (the
 // wrong key, or a damaged wrapped key). The message names the KEK's id.
-var ErrKeyUnavailable = errors.New("encryption key unavailable")
+var ErrKeyUnavailable = driver.ErrKeyUnavailable
 
 // A Keyring wraps data keys under its current KEK and unwraps them under
 // any of its KEKs. Safe for concurrent use.

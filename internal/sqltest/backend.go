@@ -7,6 +7,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/envelope"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
@@ -26,7 +27,7 @@ type Backend interface {
 // store of a SQL dialect.
 func BackendOf(t testing.TB, s helm3.Store) Backend {
 	t.Helper()
-	b, ok := engine.Of(s).Backend().(Backend)
+	b, ok := envelope.Under(engine.Of(s).Backend()).(Backend)
 	if !ok {
 		t.Fatalf("%T is not a SQL store", s)
 	}

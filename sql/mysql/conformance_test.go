@@ -19,3 +19,9 @@ func TestConformanceMySQL8(t *testing.T) {
 	sqlenv.MySQL8(t)
 	drivertest.Run(t, sqltest.Harness("mysql", sqlenv.MySQL8))
 }
+
+// Encryption at rest (package encryption): no plaintext in any row.
+func TestEncryptedAtRest(t *testing.T) {
+	sqlenv.MySQLServer(t)
+	drivertest.RunAtRest(t, sqltest.AtRest("mysql", sqlenv.MySQL))
+}

@@ -12,3 +12,9 @@ func TestConformancePostgres(t *testing.T) {
 	sqlenv.PostgresServer(t)
 	drivertest.Run(t, sqltest.Harness("postgres", sqlenv.Postgres))
 }
+
+// Encryption at rest (package encryption): no plaintext in any row.
+func TestEncryptedAtRest(t *testing.T) {
+	sqlenv.PostgresServer(t)
+	drivertest.RunAtRest(t, sqltest.AtRest("postgres", sqlenv.Postgres))
+}

@@ -19,3 +19,13 @@ func TestConformanceSQLite(t *testing.T) {
 func TestConformanceSQLiteNoCache(t *testing.T) {
 	drivertest.Run(t, sqltest.Harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }, helm3.WithCacheBytes(0)))
 }
+
+// Encryption at rest (package encryption): no plaintext in any row.
+func TestEncryptedAtRest(t *testing.T) {
+	drivertest.RunAtRest(t, sqltest.AtRest("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }))
+}
+
+// The whole suite on stores encrypting at rest.
+func TestConformanceSQLiteEncrypted(t *testing.T) {
+	drivertest.Run(t, sqltest.Harness("sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "helm.db") }, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+}

@@ -1,0 +1,127 @@
+package drivertest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+
+	"gocloud.dev/secrets/localsecrets"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/release"
+	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/encryption"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/envelope"
+)
+
+// AtRest is what RunAtRest needs of a backend: stores over fresh data and
+// over the same data again, and a scan of everything the data holds.
+type AtRest struct {
+	// New opens a store over new, empty data, with opts.
+	New func(t *testing.T, opts ...helm3.Option) helm3.Store
+	// Again opens another store over the data of s, with opts.
+	Again func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store
+	// Holds reports whether any stored byte string of s's data (a row's
+	// column, a hash's field, an object's content) contains secret.
+	Holds func(t *testing.T, s helm3.Store, secret []byte) bool
+}
+
+// KeyURL returns the URL of a new random local key-encryption key
+// (gocloud.dev/secrets/localsecrets: the key is in the URL).
+func KeyURL(t testing.TB) string {
+	k, err := localsecrets.NewRandomKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "base64key://" + base64.URLEncoding.EncodeToString(k[:])
+}
+
+// RunAtRest checks encryption at rest (package encryption) on a backend:
+// releases whose values, manifest, notes and hooks hold a random secret
+// are stored with encryption off and on, and the raw data is scanned: the
+// secret is found without encryption (so the scan can find it) and not
+// with it; the releases read back whole; the same parts are stored either
+// way (the chart once, values-only upgrades one values part each); a store
+// given the key behind a new one reads them; one without the key fails
+// Get and List with encryption.ErrKeyUnavailable naming the key's id,
+// never "not found".
+func RunAtRest(t *testing.T, a AtRest) {
+	ctx := context.Background()
+	raw := make([]byte, 24)
+	rand.Read(raw)
+	secret := hex.EncodeToString(raw)
+	key := KeyURL(t)
+	var plainParts map[string]int
+	for _, encrypted := range []bool{false, true} {
+		var opts []helm3.Option
+		if encrypted {
+			opts = append(opts, helm3.WithEncryptionKeys(key))
+		}
+		s := a.New(t, opts...)
+		defer s.Close()
+		st := s.Namespace("team-a")
+		for v := 1; v <= 3; v++ {
+			if err := st.Create(driver.MakeKey("app", v), secretRelease("app", v, secret)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := a.Holds(t, s, []byte(secret)); got == encrypted {
+			t.Errorf("encrypted %v: the stored data holds the secret: %v", encrypted, got)
+		}
+		got, err := st.Get(driver.MakeKey("app", 2))
+		if err != nil || got.Config["password"] != secret || !strings.Contains(got.Info.Notes, secret) || got.Hooks[0].Manifest != "token: "+secret {
+			t.Fatalf("encrypted %v: Get = %v, %v", encrypted, got, err)
+		}
+		stats, err := st.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Releases != 3 || stats.Parts["chart"] != 1 || stats.TotalParts() != 5 {
+			t.Errorf("encrypted %v: %d releases, parts %v: want 3, and 1 chart, 1 manifest, 3 values", encrypted, stats.Releases, stats.Parts)
+		}
+		if !encrypted {
+			plainParts = stats.Parts
+			continue
+		}
+		if !maps.Equal(stats.Parts, plainParts) {
+			t.Errorf("parts stored encrypted %v, plain %v", stats.Parts, plainParts)
+		}
+		again := a.Again(t, s, helm3.WithEncryptionKeys(KeyURL(t), key))
+		if r, err := again.Namespace("team-a").Get(driver.MakeKey("app", 3)); err != nil || r.Config["password"] != secret {
+			t.Errorf("another store with the key behind a new one: %v", err)
+		}
+		again.Close()
+		// Another key, and no encryption at all.
+		for _, opts := range [][]helm3.Option{{helm3.WithEncryptionKeys(KeyURL(t))}, {helm3.WithEncryptionKeys()}} {
+			wrong := a.Again(t, s, opts...)
+			_, err = wrong.Namespace("team-a").Get(driver.MakeKey("app", 3))
+			if !errors.Is(err, encryption.ErrKeyUnavailable) || errors.Is(err, helmdriver.ErrReleaseNotFound) || !strings.Contains(err.Error(), envelope.KEKID(key)) {
+				t.Errorf("Get without the key (%d key URLs): %v, want ErrKeyUnavailable naming %s, not not-found", len(opts), err, envelope.KEKID(key))
+			}
+			if _, err := wrong.Namespace("team-a").List(func(*release.Release) bool { return true }); !errors.Is(err, encryption.ErrKeyUnavailable) {
+				t.Errorf("List without the key: %v, want ErrKeyUnavailable", err)
+			}
+			wrong.Close()
+		}
+	}
+}
+
+// secretRelease is revision v of release name in team-a whose values,
+// manifest, notes and hook hold secret.
+func secretRelease(name string, v int, secret string) *release.Release {
+	return &release.Release{
+		Name: name, Namespace: "team-a", Version: v,
+		Chart:    &chart.Chart{Metadata: &chart.Metadata{APIVersion: "v2", Name: "app", Version: "1.0.0"}, Templates: []*chart.File{{Name: "templates/x.yaml", Data: []byte("kind: Secret")}}},
+		Config:   map[string]interface{}{"password": secret, "revision": v},
+		Manifest: "kind: Secret\ndata:\n  password: " + secret + "\n",
+		Hooks:    []*release.Hook{{Name: "init", Manifest: "token: " + secret}},
+		Info:     &release.Info{Status: release.StatusDeployed, Notes: "the password is " + secret},
+	}
+}
