@@ -56,7 +56,7 @@ func EncryptedBy(inner []byte) (string, bool) {
 
 // An Encrypter returns a backend that stores through b with its releases
 // encrypted under the key-encryption keys keyURLs name (the first
-// current). Package encryption registers the one Open uses.
+// current). Package encryption registers the one Encrypt uses.
 type Encrypter func(ctx context.Context, b Backend, keyURLs []string) (Backend, error)
 
 var (
@@ -64,22 +64,27 @@ var (
 	encrypter Encrypter
 )
 
-// RegisterEncryption sets the Encrypter Open wraps a backend with when its
-// Config has EncryptionKeys. Package encryption calls it in init.
+// RegisterEncryption sets the Encrypter that Encrypt wraps a backend with
+// when its Config has EncryptionKeys. Package encryption calls it in init.
 func RegisterEncryption(e Encrypter) {
 	encMu.Lock()
 	defer encMu.Unlock()
 	encrypter = e
 }
 
-// errNoEncryption is Open's error for keys given to a program that
+// errNoEncryption is Encrypt's error for keys given to a program that
 // registered no Encrypter.
 var errNoEncryption = errors.New("encryption keys are configured, but this program does not include encryption: import github.com/helmstore/helmstore/encryption")
 
-// encrypt wraps b as cfg.EncryptionKeys say (b itself without keys),
-// closing b if it cannot.
-func encrypt(ctx context.Context, b Backend, cfg *Config) (Backend, error) {
+// Encrypt returns b wrapped by the registered Encrypter as
+// cfg.EncryptionKeys say: b itself if there are none, or if b encrypts
+// already (it has a method EncryptsAtRest). It closes b if it fails. The
+// engine calls it on every backend a face is given.
+func Encrypt(ctx context.Context, b Backend, cfg *Config) (Backend, error) {
 	if len(cfg.EncryptionKeys) == 0 {
+		return b, nil
+	}
+	if _, ok := b.(interface{ EncryptsAtRest() }); ok {
 		return b, nil
 	}
 	encMu.RLock()

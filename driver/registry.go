@@ -225,9 +225,6 @@ func Open(ctx context.Context, cfg *Config) (Backend, error) {
 	if err == nil && b == nil {
 		err = errors.New("the backend's opener returned no backend and no error")
 	}
-	if err == nil {
-		b, err = encrypt(ctx, b, cfg)
-	}
 	if err != nil {
 		return nil, &OpenError{Driver: cfg.Name, Conn: Redact(cfg.ConnectionString), Err: scrub(err, cfg.ConnectionString)}
 	}

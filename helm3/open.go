@@ -22,6 +22,9 @@ func Open(ctx context.Context, name, connectionString string, opts ...Option) (S
 	if err != nil {
 		return nil, err
 	}
+	if b, err = driver.Encrypt(ctx, b, cfg); err != nil {
+		return nil, &OpenError{Driver: name, Conn: driver.Redact(connectionString), Err: err}
+	}
 	return New(b, cfg), nil
 }
 

@@ -43,6 +43,15 @@ func New[R any](b driver.Backend, cfg *driver.Config, c Codec[R]) *View[R] {
 		c.Log = func(string, ...interface{}) {}
 		cfg = &c
 	}
+	if len(cfg.EncryptionKeys) > 0 {
+		// b encrypts from here: the engine's Config (Handle.Config) says
+		// no more, so that a store made over Handle.Backend does not
+		// encrypt twice.
+		b = encrypted(b, cfg)
+		c := *cfg
+		c.EncryptionKeys = nil
+		cfg = &c
+	}
 	e := &Engine[R]{codec: c, name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), cfg: cfg, now: time.Now}
 	return &View[R]{e: e, ns: DefaultNamespace}
 }

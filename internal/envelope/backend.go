@@ -471,6 +471,10 @@ func (s *sealing) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	return st, nil
 }
 
+// EncryptsAtRest marks a backend that encrypts (driver.Encrypt does not
+// wrap it again).
+func (s *sealing) EncryptsAtRest() {}
+
 // Under returns the backend b stores through: what Wrap wrapped, or b
 // itself. Tests that read or damage what a store holds reach it so.
 func Under(b driver.Backend) driver.Backend {
