@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"net/url"
+	"slices"
 	"sync"
 	"testing"
 
@@ -62,14 +63,14 @@ func harness(base func(t testing.TB) string, opts ...helm3.Option) drivertest.Ha
 		mu.Unlock()
 		return s
 	}
-	h.Proxied = func(t *testing.T, s helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
+	h.Proxied = func(t *testing.T, s helm3.Store, proxy drivertest.ProxyFunc, more ...helm3.Option) (helm3.Store, error) {
 		mu.Lock()
 		c, ok := conns[s]
 		mu.Unlock()
 		if !ok {
 			t.Fatal("Proxied: a store Open did not return")
 		}
-		return redis.OpenProxied(c, proxy, opts...)
+		return redis.OpenProxied(c, proxy, append(slices.Clone(opts), more...)...)
 	}
 	h.Tamper = redis.Tamper
 	h.Wipe = redis.Wipe
