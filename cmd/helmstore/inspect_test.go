@@ -14,10 +14,6 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/helmstore/helmstore/internal/testenv/helmbin"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
@@ -37,14 +33,7 @@ type inspectRevision struct {
 // time zone other than UTC. Names start with prefix, unique to ns.
 func seedInspect(t *testing.T, k *kubeenv.Server, ns, prefix string) {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(k.Config(kubeenv.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = cs.CoreV1().Namespaces().Create(ctx(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	cs := namespace(t, k, ns)
 	d := helmdriver.NewSecrets(cs.CoreV1().Secrets(ns))
 	web := &chart.Chart{
 		Metadata:  &chart.Metadata{APIVersion: chart.APIVersionV2, Name: "web", Version: "1.2.0", AppVersion: "2.0"},

@@ -1,13 +1,11 @@
 package main_test
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -33,9 +31,9 @@ import (
 // cores, and ~3 GB of etcd: give go test -timeout 3h); without it, with 4
 // releases x 3 revisions.
 func TestMoveLarge(t *testing.T) {
-	releases, revisions, killAfter := 4, 3, 1
+	releases, revisions, kill := 4, 3, 1
 	if os.Getenv(benchmarks.LargeEnv) == "1" {
-		releases, revisions, killAfter = 200, 10, 50
+		releases, revisions, kill = 200, 10, 50
 	}
 	ns := fmt.Sprintf("move-%dx%d", releases, revisions)
 	k := kubeenv.Kube(t)
@@ -48,24 +46,8 @@ func TestMoveLarge(t *testing.T) {
 
 	// Killed once a quarter of the releases are reported moved.
 	start = time.Now()
-	cmd := command(k, to...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines, n := bufio.NewScanner(out), 0
-	for n < killAfter && lines.Scan() {
-		n++
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	if n < killAfter {
-		t.Fatalf("the move reported %d releases before it ended, want %d to kill it after", n, killAfter)
-	}
-	t.Logf("$ helmstore %s\n(killed with SIGKILL after %d releases were reported, %v)", strings.Join(shown(to), " "), n, time.Since(start).Round(time.Second))
+	killAfter(t, k, to, kill)
+	t.Logf("$ helmstore %s\n(killed with SIGKILL after %d releases were reported, %v)", strings.Join(shown(to), " "), kill, time.Since(start).Round(time.Second))
 
 	// The rerun completes it, finding what the killed run moved present.
 	rep := run(t, k, to)

@@ -107,6 +107,30 @@ func namespace(t testing.TB, k *kubeenv.Server, ns string) *kubernetes.Clientset
 	return cs
 }
 
+// killAfter runs the helmstore binary with args and kills it (SIGKILL)
+// once it has printed n lines (a move: n releases reported), failing t if
+// it ends before.
+func killAfter(t *testing.T, k *kubeenv.Server, args []string, n int) {
+	t.Helper()
+	cmd := command(k, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines, got := bufio.NewScanner(out), 0
+	for got < n && lines.Scan() {
+		got++
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if got < n {
+		t.Fatalf("the move reported %d releases before it ended, want %d to kill it after", got, n)
+	}
+}
+
 // command runs the helmstore binary against the API server k.
 func command(k *kubeenv.Server, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, append(args, "--kubeconfig", k.Kubeconfig, "--kube-context", kubeenv.Admin)...)
@@ -168,24 +192,7 @@ func TestKillAndResume(t *testing.T) {
 	pg := sqlenv.Postgres(t)
 	args := []string{"migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns, "--parallel", "2"}
 	for _, after := range []int{2, 5, 8} {
-		cmd := command(k, args...)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(out)
-		n := 0
-		for n < after && lines.Scan() {
-			n++
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		if n < after {
-			t.Fatalf("the move reported %d releases before it ended, want %d to kill it after", n, after)
-		}
+		killAfter(t, k, args, after)
 		if got := wantMoved(t, k, ns, pg, true); got < after*revisions {
 			t.Errorf("killed after %d releases reported: postgres holds %d revisions, want at least %d", after, got, after*revisions)
 		}
