@@ -27,7 +27,7 @@ import (
 // which costs sharing between them, never correctness (every head's parts
 // are sealed by the head's own key).
 func Wrap(b driver.Backend, ring *Keyring) driver.Backend {
-	s := &sealing{b: b, ring: ring, ns: map[string]*DataKey{}, keys: map[[idSize]byte]*DataKey{},
+	s := &sealing{b: b, ring: ring, keys: map[[idSize]byte]*DataKey{},
 		wrapped: map[[idSize]byte][]byte{}, digests: map[place]driver.Digest{}, keyOf: map[place][idSize]byte{}}
 	if c, ok := b.(driver.Collector); ok {
 		return &sealingCollector{s, c}
@@ -41,7 +41,6 @@ type sealing struct {
 	ring *Keyring
 
 	mu      sync.Mutex
-	ns      map[string]*DataKey       // the key new writes in a namespace use
 	keys    map[[idSize]byte]*DataKey // every data key unwrapped, by id
 	wrapped map[[idSize]byte][]byte   // each write key's wrapped form, encoded
 	digests map[place]driver.Digest   // address -> the digest it stands for
