@@ -127,3 +127,29 @@ func wipe(t *testing.T, b *cas.Backend) {
 	}
 	t.Logf("wiped %d items", len(items))
 }
+
+// itemsHold reports whether any item of b's container holds secret
+// (drivertest.JSONHolds).
+func itemsHold(t *testing.T, b *cas.Backend, secret []byte) bool {
+	t.Helper()
+	castest.WaitCommits(b)
+	c := castest.ObjectStore(b).(*objectStore).c
+	pager := c.NewQueryItemsPager("SELECT * FROM c", azcosmos.NewPartitionKey(), nil)
+	n := 0
+	for pager.More() {
+		page, err := pager.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("listing the items: %v", mapError("query", "items", err))
+		}
+		for _, raw := range page.Items {
+			n++
+			if drivertest.JSONHolds(t, raw, secret) {
+				return true
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the container holds no item")
+	}
+	return false
+}

@@ -3,6 +3,7 @@ package crsplit
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,18 +24,30 @@ import (
 // LostReply); Wipe deletes every helmstore object behind the stores' backs;
 // Denied opens a store with a token the API server does not know.
 func TestConformance(t *testing.T) {
+	drivertest.Run(t, harness(t))
+}
+
+// TestConformanceEncrypted runs the core suite with encryption at rest on.
+func TestConformanceEncrypted(t *testing.T) {
+	drivertest.Run(t, harness(t, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+}
+
+// harness is the conformance harness on the test cluster, every store
+// opened with base.
+func harness(t *testing.T, base ...helm3.Option) drivertest.Harness {
 	k := cluster(t)
 	for _, ns := range []string{"team-a", "team-b"} {
 		ensureNamespace(t, k, ns)
 	}
-	drivertest.Run(t, drivertest.Harness{
+	with := func(more []helm3.Option) []helm3.Option { return append(slices.Clone(base), more...) }
+	return drivertest.Harness{
 		Open: func(t *testing.T) helm3.Store {
-			s, b := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace)
+			s, b := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace, base...)
 			wipe(t, b)
 			return s
 		},
 		Reopen: func(t *testing.T, _ helm3.Store, opts ...helm3.Option) helm3.Store {
-			s, _ := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace, opts...)
+			s, _ := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace, with(opts)...)
 			return s
 		},
 		Proxied: func(t *testing.T, _ helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
@@ -46,7 +59,7 @@ func TestConformance(t *testing.T) {
 				// the first reply to them could be lost.
 				rc.TLSClientConfig.NextProtos = []string{"http/1.1"}
 			}
-			s, err := openStore(ctxT(t), rc, append([]helm3.Option{helm3.WithLog(t.Logf)}, opts...)...)
+			s, err := openStore(ctxT(t), rc, append([]helm3.Option{helm3.WithLog(t.Logf)}, with(opts)...)...)
 			if err != nil {
 				return nil, err
 			}
@@ -58,7 +71,7 @@ func TestConformance(t *testing.T) {
 		Denied: func(t *testing.T, _ helm3.Store, opts ...helm3.Option) (helm3.Store, error) {
 			rc := k.Config(kubeenv.Admin)
 			rc.BearerToken = "helmstore-test-no-such-token"
-			s, err := openStore(ctxT(t), rc, opts...)
+			s, err := openStore(ctxT(t), rc, with(opts)...)
 			if err != nil {
 				return nil, err
 			}
@@ -67,7 +80,7 @@ func TestConformance(t *testing.T) {
 		Tamper: func(t *testing.T, s helm3.Store) drivertest.Tamperer {
 			return newTamperer(kubeBackendOf(s))
 		},
-	})
+	}
 }
 
 // proxiedConfig returns rc with every connection to the API server dialled

@@ -19,6 +19,7 @@ import (
 	"github.com/helmstore/helmstore/internal/casprobe"
 	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/envelope"
 	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
@@ -163,7 +164,7 @@ type kubeBackend struct {
 
 // kubeBackendOf returns the backend of a crsplit store.
 func kubeBackendOf(s helm3.Store) *kubeBackend {
-	b := engine.Of(s).Backend().(*cas.Backend)
+	b := envelope.Under(engine.Of(s).Backend()).(*cas.Backend)
 	p := castest.Probe(b)
 	return &kubeBackend{Backend: b, c: p.Store.(*kubeStore).c, hooks: &p.Hooks}
 }

@@ -1,10 +1,12 @@
 package drivertest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"maps"
 	"strings"
@@ -124,4 +126,43 @@ func secretRelease(name string, v int, secret string) *release.Release {
 		Hooks:    []*release.Hook{{Name: "init", Manifest: "token: " + secret}},
 		Info:     &release.Info{Status: release.StatusDeployed, Notes: "the password is " + secret},
 	}
+}
+
+// JSONHolds reports whether a key or string of doc, a JSON document (an
+// item or object a backend stores), contains secret as it is or
+// base64-decoded (how encoding/json stores []byte): for AtRest.Holds.
+func JSONHolds(t testing.TB, doc []byte, secret []byte) bool {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatalf("a stored document that is not JSON: %v", err)
+	}
+	return jsonHolds(v, secret)
+}
+
+// jsonHolds is JSONHolds on a decoded document.
+func jsonHolds(v any, secret []byte) bool {
+	str := func(s string) bool {
+		if bytes.Contains([]byte(s), secret) {
+			return true
+		}
+		d, err := base64.StdEncoding.DecodeString(s)
+		return err == nil && bytes.Contains(d, secret)
+	}
+	switch v := v.(type) {
+	case string:
+		return str(v)
+	case []any:
+		for _, e := range v {
+			if jsonHolds(e, secret) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			if str(k) || jsonHolds(e, secret) {
+				return true
+			}
+		}
+	}
+	return false
 }

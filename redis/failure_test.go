@@ -121,7 +121,7 @@ func TestStandaloneRestart(t *testing.T) {
 		// The same store writes again: Helm would upgrade from what it
 		// finds.
 		if err := s.Create(fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, got+1), smallRelease(name, ns, got+1, release.StatusDeployed)); err != nil {
-			t.Errorf("%s: write after the restart: %v", name, err)
+			t.Errorf("%s: write after the restart: %v (server running: %v)", name, err, n.Running())
 		}
 	}
 	t.Logf("acknowledged before the kill: %v", acked)

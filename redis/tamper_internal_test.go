@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/envelope"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -22,7 +23,7 @@ func Tamper(t *testing.T, s helm3.Store) drivertest.Tamperer {
 }
 
 func backendOf(t *testing.T, s helm3.Store) *redisBackend {
-	b, ok := engine.Of(s).Backend().(*redisBackend)
+	b, ok := envelope.Under(engine.Of(s).Backend()).(*redisBackend)
 	if !ok {
 		t.Fatalf("%T is not a Redis store", s)
 	}

@@ -30,7 +30,7 @@ func StartProc(dir, name, path string, args ...string) (*Proc, error) {
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.Dir = dir
 	detach(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}

@@ -20,3 +20,6 @@ func terminate(cmd *exec.Cmd, kill bool) {
 // ProcessAlive is conservative outside Linux: it never calls a directory
 // stale.
 func ProcessAlive(pid int) bool { return true }
+
+// start starts cmd.
+func start(cmd *exec.Cmd) error { return cmd.Start() }

@@ -1,0 +1,135 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	goredis "github.com/redis/go-redis/v9"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/redis"
+)
+
+// A user made with NamespaceACL reads and writes releases of its own
+// namespace, and is refused (ErrAccessDenied, never "not found") in
+// another namespace and across namespaces, on one server and on a
+// Cluster; what it writes, the store's owner reads.
+func TestNamespaceACL(t *testing.T) {
+	for name, base := range map[string]func(testing.TB) string{
+		"Standalone": func(t testing.TB) string { return "redis://" + redisenv.StartNode(t).Addr + "/0" },
+		"Cluster":    redisenv.SharedCluster,
+	} {
+		t.Run(name, func(t *testing.T) {
+			server := base(t)
+			conn := withPrefix(t, server)
+			u, err := url.Parse(conn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix := u.Query().Get("key_prefix")
+			user, pw := testenv.UniqueName("team-a-"), "team-a-secret"
+			args := append([]any{"ACL", "SETUSER", user, "on", ">" + pw}, toAny(redis.NamespaceACL(prefix, "team-a"))...)
+			setUser(t, server, name == "Cluster", args)
+
+			owner := openStore(t, conn)
+			defer owner.Close()
+			if err := owner.Namespace("team-b").Create("sh.helm.release.v1.db.v1", smallRelease("db", "team-b", 1, release.StatusDeployed)); err != nil {
+				t.Fatal(err)
+			}
+			u.User = url.UserPassword(user, pw)
+			s := openStore(t, u.String())
+			defer s.Close()
+			a := s.Namespace("team-a")
+			for v := 1; v <= 2; v++ {
+				if err := a.Create(driverKey("app", v), smallRelease("app", "team-a", v, release.StatusDeployed)); err != nil {
+					t.Fatalf("create in its own namespace: %v", err)
+				}
+			}
+			if r, err := a.Get(driverKey("app", 2)); err != nil || r.Version != 2 {
+				t.Fatalf("get in its own namespace: %v", err)
+			}
+			if rs, err := a.List(func(*release.Release) bool { return true }); err != nil || len(rs) != 2 {
+				t.Fatalf("list of its own namespace: %d, %v", len(rs), err)
+			}
+			if _, err := a.Delete(driverKey("app", 1)); err != nil {
+				t.Fatalf("delete in its own namespace: %v", err)
+			}
+			if r, err := owner.Namespace("team-a").Get(driverKey("app", 2)); err != nil || r.Name != "app" {
+				t.Fatalf("the owner reads what the user wrote: %v", err)
+			}
+			b := s.Namespace("team-b")
+			for what, op := range map[string]func() error{
+				"get": func() error { _, err := b.Get("sh.helm.release.v1.db.v1"); return err },
+				"create": func() error {
+					return b.Create("sh.helm.release.v1.x.v1", smallRelease("x", "team-b", 1, release.StatusDeployed))
+				},
+				"update": func() error {
+					return b.Update("sh.helm.release.v1.db.v1", smallRelease("db", "team-b", 1, release.StatusFailed))
+				},
+				"delete": func() error { _, err := b.Delete("sh.helm.release.v1.db.v1"); return err },
+				"list": func() error {
+					_, err := b.List(func(*release.Release) bool { return true })
+					return err
+				},
+				"query": func() error { _, err := b.Query(map[string]string{"name": "db", "owner": "helm"}); return err },
+				"list across namespaces": func() error {
+					_, err := s.Namespace("").List(func(*release.Release) bool { return true })
+					return err
+				},
+			} {
+				if err := op(); !errors.Is(err, helm3.ErrAccessDenied) || errors.Is(err, helm3.ErrReleaseNotFound) {
+					t.Errorf("%s in another namespace: %v; want ErrAccessDenied", what, err)
+				}
+			}
+			if r, err := owner.Namespace("team-b").Get("sh.helm.release.v1.db.v1"); err != nil || r.Info.Status != release.StatusDeployed {
+				t.Errorf("team-b's release after the refusals: %v, %v", r, err)
+			}
+		})
+	}
+}
+
+func driverKey(name string, v int) string { return fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, v) }
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// setUser runs args (ACL SETUSER) on the server of conn, or on every
+// primary of the Cluster.
+func setUser(t *testing.T, conn string, cluster bool, args []any) {
+	t.Helper()
+	ctx := context.Background()
+	if cluster {
+		u, err := url.Parse(conn) // redis://host:port,host:port
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: strings.Split(u.Host, ",")})
+		defer c.Close()
+		err = c.ForEachShard(ctx, func(ctx context.Context, n *goredis.Client) error { return n.Do(ctx, args...).Err() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	o, err := goredis.ParseURL(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := goredis.NewClient(o)
+	defer c.Close()
+	if err := c.Do(ctx, args...).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
