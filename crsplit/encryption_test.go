@@ -13,7 +13,9 @@ import (
 // stored) (drivertest.RunAtRest).
 func TestEncryptedAtRest(t *testing.T) {
 	k := cluster(t)
-	ensureNamespace(t, k, "team-a")
+	for _, ns := range []string{"team-a", "team-b"} {
+		ensureNamespace(t, k, ns)
+	}
 	drivertest.RunAtRest(t, drivertest.AtRest{
 		New: func(t *testing.T, opts ...helm3.Option) helm3.Store {
 			s, b := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace, opts...)

@@ -70,7 +70,7 @@ func RunAtRest(t *testing.T, a AtRest) {
 		defer s.Close()
 		st := s.Namespace("team-a")
 		for v := 1; v <= 3; v++ {
-			if err := st.Create(driver.MakeKey("app", v), secretRelease("app", v, secret)); err != nil {
+			if err := st.Create(driver.MakeKey("app", v), secretRelease("app", "team-a", v, secret)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -112,14 +112,59 @@ func RunAtRest(t *testing.T, a AtRest) {
 			}
 			wrong.Close()
 		}
+		checkRewrap(t, a, s, key, secret)
+	}
+}
+
+// checkRewrap rotates s's key (key) to a new one and rewraps: a pass
+// cancelled after its first namespace, then a rerun that does the rest
+// and a third that finds nothing to do; then a store given the new key
+// alone reads every release and writes.
+func checkRewrap(t *testing.T, a AtRest, s helm3.Store, key, secret string) {
+	ctx := context.Background()
+	if err := s.Namespace("team-b").Create(driver.MakeKey("db", 1), secretRelease("db", "team-b", 1, secret)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := encryption.Rewrap(ctx, s, nil); err != nil {
+		t.Fatalf("Rewrap with nothing to do: %v", err)
+	}
+	next := KeyURL(t)
+	rot := a.Again(t, s, helm3.WithEncryptionKeys(next, key))
+	defer rot.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	res, err := encryption.Rewrap(cctx, rot.Namespace(""), func(string, bool) { cancel() })
+	if !errors.Is(err, context.Canceled) || res.Rewrapped != 1 {
+		t.Errorf("Rewrap cancelled after its first namespace: %+v, %v; want 1 rewrapped, context.Canceled", res, err)
+	}
+	if res, err := encryption.Rewrap(ctx, rot.Namespace(""), nil); err != nil || res.Namespaces != 2 || res.Rewrapped != 1 {
+		t.Errorf("Rewrap rerun: %+v, %v; want 2 namespaces, 1 rewrapped", res, err)
+	}
+	if res, err := encryption.Rewrap(ctx, rot.Namespace(""), nil); err != nil || res.Namespaces != 2 || res.Rewrapped != 0 {
+		t.Errorf("Rewrap once done: %+v, %v; want 2 namespaces, none rewrapped", res, err)
+	}
+	only := a.Again(t, s, helm3.WithEncryptionKeys(next))
+	defer only.Close()
+	for ns, key := range map[string]string{"team-a": driver.MakeKey("app", 1), "team-b": driver.MakeKey("db", 1)} {
+		if r, err := only.Namespace(ns).Get(key); err != nil || r.Config["password"] != secret {
+			t.Errorf("%s/%s with the new key alone after the rewrap: %v", ns, key, err)
+		}
+	}
+	if rs, err := only.Namespace("").List(func(*release.Release) bool { return true }); err != nil || len(rs) != 4 {
+		t.Errorf("List with the new key alone: %d releases, %v; want 4", len(rs), err)
+	}
+	if err := only.Namespace("team-a").Create(driver.MakeKey("app", 4), secretRelease("app", "team-a", 4, secret)); err != nil {
+		t.Errorf("Create with the new key alone: %v", err)
+	}
+	if _, err := encryption.Rewrap(ctx, a.Again(t, s), nil); !errors.Is(err, encryption.ErrNotEncrypted) {
+		t.Errorf("Rewrap of a store without keys: %v; want ErrNotEncrypted", err)
 	}
 }
 
 // secretRelease is revision v of release name in team-a whose values,
 // manifest, notes and hook hold secret.
-func secretRelease(name string, v int, secret string) *release.Release {
+func secretRelease(name, ns string, v int, secret string) *release.Release {
 	return &release.Release{
-		Name: name, Namespace: "team-a", Version: v,
+		Name: name, Namespace: ns, Version: v,
 		Chart:    &chart.Chart{Metadata: &chart.Metadata{APIVersion: "v2", Name: "app", Version: "1.0.0"}, Templates: []*chart.File{{Name: "templates/x.yaml", Data: []byte("kind: Secret")}}},
 		Config:   map[string]interface{}{"password": secret, "revision": v},
 		Manifest: "kind: Secret\ndata:\n  password: " + secret + "\n",

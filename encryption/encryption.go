@@ -32,15 +32,18 @@
 // ErrKeyUnavailable naming the key's id (kek- and 12 hex digits of the
 // URL's SHA-256), never "not found".
 //
-// Status: the sealing works on every backend through the engine; the
-// rewrap pass that moves stored keys to the current one, and the
-// per-backend tests that scan raw storage, are still to come (issue 27).
+// Retiring a key: after the rotation, Rewrap moves the data key each
+// namespace keeps to the new key; from then on a store given the new key
+// alone reads every release, and the old key can go. A rewrap rewrites one
+// record per namespace, never a release; it is resumable.
 package encryption
 
 import (
 	"context"
+	"errors"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/envelope"
 )
 
@@ -57,4 +60,40 @@ func init() {
 		}
 		return envelope.Wrap(b, ring), nil
 	})
+}
+
+// RewrapResult counts what a Rewrap pass did.
+type RewrapResult struct {
+	Namespaces int // namespaces holding encrypted releases
+	Rewrapped  int // of them, those whose data key this pass moved to the current key
+}
+
+// ErrNotEncrypted is returned by Rewrap for a store opened without
+// encryption keys.
+var ErrNotEncrypted = errors.New("the store was opened without encryption keys")
+
+// Rewrap moves the data key of every namespace the store sees (all of
+// them for a store scoped to "", one otherwise) to the store's current
+// key-encryption key (the first URL it was given), calling progress, if
+// not nil, after each namespace. Namespaces already done are skipped, so
+// a pass stopped half way (cancelled, killed) is completed by running it
+// again. It may run while Helm tools read and write the store: it rewrites
+// no release. store is a helm3.Store or helm4.Store.
+//
+// Once a pass has finished, a store given only the current key reads
+// every release. Releases keep the data key they were sealed with: a
+// rewrap retires a key-encryption key, it does not replace data keys.
+func Rewrap(ctx context.Context, store any, progress func(namespace string, rewrapped bool)) (RewrapResult, error) {
+	h := engine.Of(store)
+	if h == nil {
+		return RewrapResult{}, errors.New("encryption.Rewrap: not a helmstore store")
+	}
+	r, ok := h.Backend().(interface {
+		Rewrap(context.Context, string, func(string, bool)) (envelope.RewrapResult, error)
+	})
+	if !ok {
+		return RewrapResult{}, ErrNotEncrypted
+	}
+	res, err := r.Rewrap(ctx, h.Scope(), progress)
+	return RewrapResult{Namespaces: res.Namespaces, Rewrapped: res.Rewrapped}, err
 }

@@ -114,7 +114,7 @@ func (s *sealing) writeKey(ctx context.Context, ns string) (*DataKey, []byte, er
 			if h.Err != nil || err != nil {
 				return nil, nil, fmt.Errorf("%w: the keyring record of namespace %q: %v", driver.ErrCorrupt, ns, errors.Join(h.Err, err))
 			}
-			dk, _, err := s.bodyKey(ctx, inner)
+			dk, _, err := s.bodyKey(ctx, "", inner)
 			if err != nil {
 				return nil, nil, fmt.Errorf("namespace %q: %w", ns, err)
 			}
@@ -157,9 +157,12 @@ func wrappedBody(enc []byte) []byte {
 	return append(b, enc...)
 }
 
-// bodyKey returns the data key a sealed body carries, unwrapping it once,
-// and the rest of the body: the sealed frame.
-func (s *sealing) bodyKey(ctx context.Context, body []byte) (*DataKey, []byte, error) {
+// bodyKey returns the data key a sealed body of namespace ns carries,
+// unwrapping it once, and the rest of the body: the sealed frame. A key
+// whose KEK the Keyring lacks is taken from ns's keyring record when the
+// record holds the same data key under a KEK it has (Rewrap); ns "" (the
+// record itself) has no such fallback.
+func (s *sealing) bodyKey(ctx context.Context, ns string, body []byte) (*DataKey, []byte, error) {
 	if len(body) < 3 || body[0] != bodyMagic {
 		return nil, nil, corrupt("head body is not sealed")
 	}
@@ -177,7 +180,12 @@ func (s *sealing) bodyKey(ctx context.Context, body []byte) (*DataKey, []byte, e
 	s.mu.Unlock()
 	if dk == nil {
 		if dk, err = s.ring.Unwrap(ctx, w); err != nil {
-			return nil, nil, err
+			if ns == "" || !errors.Is(err, ErrKeyUnavailable) || ctx.Err() != nil {
+				return nil, nil, err
+			}
+			if dk = s.recordKey(ctx, ns, w.DataKey); dk == nil {
+				return nil, nil, err
+			}
 		}
 		s.mu.Lock()
 		if have := s.keys[w.DataKey]; have != nil {
@@ -258,7 +266,7 @@ func (s *sealing) open(ctx context.Context, h *driver.Head) (*DataKey, error) {
 	var dk *DataKey
 	if err == nil {
 		var frame []byte
-		if dk, frame, err = s.bodyKey(ctx, inner); err == nil {
+		if dk, frame, err = s.bodyKey(ctx, h.Namespace, inner); err == nil {
 			var plain []byte
 			if plain, err = dk.Open(frame, headAD(h.Namespace, h.Key)); err == nil {
 				err = s.restore(dk, h, plain)

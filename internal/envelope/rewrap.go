@@ -1,0 +1,132 @@
+package envelope
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/helmstore/helmstore/driver"
+)
+
+// Rewrapping (see Rotation in the package doc). A namespace's keyring
+// record holds the data key that seals its releases; every head also
+// carries it, wrapped as it was when the head was written. Rewrap moves
+// each record's wrapped key to the current KEK, and a reader whose Keyring
+// lacks the KEK a head names takes the key from the namespace's record
+// instead (bodyKey, recordKey): once a pass has run, the old KEK can be
+// retired without rewriting a single head. Heads are never rewritten,
+// because the backend interface has no conditional update and a head
+// rewritten here could undo a Helm write made meanwhile; the record is
+// written by nothing else once made.
+
+// RewrapResult counts what a Rewrap pass found.
+type RewrapResult struct {
+	Namespaces int // keyring records seen
+	Rewrapped  int // records moved to the current KEK by this pass
+}
+
+// recordKey returns the data key id that ns's keyring record holds,
+// unwrapped, if the record holds that key under a KEK the Keyring has; nil
+// otherwise.
+func (s *sealing) recordKey(ctx context.Context, ns string, id [idSize]byte) *DataKey {
+	w, _, err := s.record(ctx, ns)
+	if err != nil || w.DataKey != id {
+		return nil
+	}
+	dk, err := s.ring.Unwrap(ctx, w)
+	if err != nil {
+		return nil
+	}
+	return dk
+}
+
+// record returns the wrapped key of ns's keyring record, and the record;
+// driver.ErrReleaseNotFound if there is none.
+func (s *sealing) record(ctx context.Context, ns string) (Wrapped, *driver.Head, error) {
+	hs, err := s.b.Heads(ctx, driver.Query{Namespace: ns, Key: keyringKey})
+	if err != nil {
+		return Wrapped{}, nil, err
+	}
+	if len(hs) == 0 {
+		return Wrapped{}, nil, driver.ErrReleaseNotFound
+	}
+	h := hs[0]
+	inner, err := h.Unseal()
+	if h.Err != nil || err != nil {
+		return Wrapped{}, nil, fmt.Errorf("%w: the keyring record of namespace %q: %v", driver.ErrCorrupt, ns, errors.Join(h.Err, err))
+	}
+	if len(inner) < 3 || inner[0] != bodyMagic {
+		return Wrapped{}, nil, fmt.Errorf("%w: the keyring record of namespace %q is not sealed", driver.ErrCorrupt, ns)
+	}
+	w, err := DecodeWrapped(inner[3:])
+	if err != nil {
+		return Wrapped{}, nil, fmt.Errorf("the keyring record of namespace %q: %w", ns, err)
+	}
+	return w, h, nil
+}
+
+// Rewrap moves the data key of every namespace's keyring record (ns, or
+// every namespace for "") to the Keyring's current KEK, calling done after
+// each namespace with whether it was rewritten. A record already under the
+// current KEK is left alone, so a pass stopped half way (its context
+// cancelled, the process killed) is resumed by running it again. It stops
+// at the first error, with what it did so far.
+func (s *sealing) Rewrap(ctx context.Context, ns string, done func(ns string, rewrapped bool)) (RewrapResult, error) {
+	var res RewrapResult
+	q := driver.ListQuery{Namespace: ns, NamePrefix: keyringName, Statuses: []string{keyringStatus}, Limit: 500}
+	for {
+		page, err := s.b.List(ctx, q)
+		if err != nil {
+			return res, err
+		}
+		for _, h := range page {
+			if !isKeyring(h) {
+				continue
+			}
+			res.Namespaces++
+			changed, err := s.rewrapRecord(ctx, h.Namespace)
+			if err != nil {
+				return res, err
+			}
+			if changed {
+				res.Rewrapped++
+			}
+			if done != nil {
+				done(h.Namespace, changed)
+			}
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+		}
+		if len(page) < q.Limit {
+			return res, nil
+		}
+		q.After = driver.CursorOf(page[len(page)-1])
+	}
+}
+
+// rewrapRecord rewrites ns's keyring record with its data key wrapped by
+// the current KEK, unless it already is (or the record has gone).
+func (s *sealing) rewrapRecord(ctx context.Context, ns string) (bool, error) {
+	w, h, err := s.record(ctx, ns)
+	if errors.Is(err, driver.ErrReleaseNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if w.KEK == s.ring.Current() {
+		return false, nil
+	}
+	nw, err := s.ring.Rewrap(ctx, w)
+	if err != nil {
+		return false, fmt.Errorf("namespace %q: %w", ns, err)
+	}
+	rec := &driver.Head{Namespace: ns, Key: keyringKey, Name: keyringName, Version: keyringVersion,
+		Status: keyringStatus, Owner: driver.Owner, ModifiedAt: h.ModifiedAt, Labels: h.Labels}
+	rec.Seal(wrappedBody(nw.Encode()))
+	if err := s.b.Update(ctx, rec, nil); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+		return false, fmt.Errorf("namespace %q: %w", ns, err)
+	}
+	return true, nil
+}
