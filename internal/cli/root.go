@@ -21,6 +21,11 @@ import (
 	_ "github.com/helmstore/helmstore/redis"
 	_ "github.com/helmstore/helmstore/sql"
 
+	// Encryption at rest (HELM_DRIVER_ENCRYPTION_KEYS), with the local
+	// keeper (base64key://).
+	_ "github.com/helmstore/helmstore/encryption"
+	_ "gocloud.dev/secrets/localsecrets"
+
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/migrate"
 )
@@ -86,7 +91,7 @@ As a Helm plugin it runs as "helm store ...", with helm's flags and environment.
 	f.StringVar(&e.driver, "driver", os.Getenv("HELM_DRIVER"), "the store, as HELM_DRIVER names it (default: $HELM_DRIVER, else Helm's secret)")
 	f.StringVar(&e.conn, "connection", "", "the store's connection string (default: from the environment, as HELM_DRIVER's store reads it)")
 	root.AddCommand(newMigrateCmd(e), newVerifyCmd(e), newStatsCmd(e), newGCCmd(e),
-		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e))
+		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e), newRewrapCmd(e))
 	return root
 }
 
