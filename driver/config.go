@@ -43,7 +43,8 @@ type Config struct {
 	// backends that need none.
 	RESTClientGetter any
 	// EncryptionKeys, when set, are the URLs of the key-encryption keys
-	// (gocloud.dev/secrets keepers; the first current) under which the
+	// (gocloud.dev/secrets keepers; the first current; "namespace=URL"
+	// for one namespace alone) under which the
 	// store encrypts every release's parts and head body at rest (package
 	// encryption). They may hold keys: never log them.
 	EncryptionKeys []string

@@ -114,6 +114,41 @@ func RunAtRest(t *testing.T, a AtRest) {
 		}
 		checkRewrap(t, a, s, key, secret)
 	}
+	checkNamespaceKeys(t, a, secret)
+}
+
+// checkNamespaceKeys stores releases of two namespaces, each under a
+// key-encryption key of its own ("ns=URL"): a store given one namespace's
+// key reads and writes that namespace, and fails with ErrKeyUnavailable
+// (naming the other key, never "not found") in the other.
+func checkNamespaceKeys(t *testing.T, a AtRest, secret string) {
+	ka, kb := KeyURL(t), KeyURL(t)
+	s := a.New(t, helm3.WithEncryptionKeys("team-a="+ka, "team-b="+kb))
+	defer s.Close()
+	if err := s.Namespace("team-a").Create(driver.MakeKey("app", 1), secretRelease("app", "team-a", 1, secret)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Namespace("team-b").Create(driver.MakeKey("db", 1), secretRelease("db", "team-b", 1, secret)); err != nil {
+		t.Fatal(err)
+	}
+	if a.Holds(t, s, []byte(secret)) {
+		t.Error("keys per namespace: the stored data holds the secret")
+	}
+	onlyA := a.Again(t, s, helm3.WithEncryptionKeys("team-a="+ka))
+	defer onlyA.Close()
+	if r, err := onlyA.Namespace("team-a").Get(driver.MakeKey("app", 1)); err != nil || r.Config["password"] != secret {
+		t.Errorf("team-a's release with team-a's key: %v", err)
+	}
+	if err := onlyA.Namespace("team-a").Create(driver.MakeKey("app", 2), secretRelease("app", "team-a", 2, secret)); err != nil {
+		t.Errorf("a write to team-a with team-a's key: %v", err)
+	}
+	_, err := onlyA.Namespace("team-b").Get(driver.MakeKey("db", 1))
+	if !errors.Is(err, encryption.ErrKeyUnavailable) || errors.Is(err, helmdriver.ErrReleaseNotFound) || !strings.Contains(err.Error(), envelope.KEKID(kb)) {
+		t.Errorf("team-b's release with team-a's key alone: %v; want ErrKeyUnavailable naming %s", err, envelope.KEKID(kb))
+	}
+	if err := onlyA.Namespace("team-b").Create(driver.MakeKey("x", 1), secretRelease("x", "team-b", 1, secret)); !errors.Is(err, encryption.ErrKeyUnavailable) {
+		t.Errorf("a write to team-b with team-a's key alone: %v; want ErrKeyUnavailable", err)
+	}
 }
 
 // checkRewrap rotates s's key (key) to a new one and rewraps: a pass

@@ -32,6 +32,13 @@
 // ErrKeyUnavailable naming the key's id (kek- and 12 hex digits of the
 // URL's SHA-256), never "not found".
 //
+// A key per namespace: an entry "team-a=URL" is current for namespace
+// team-a alone (the first plain URL for every other namespace; with none,
+// only the namespaces named can be written). A store given only team-a's
+// key reads and writes team-a and fails with ErrKeyUnavailable in any
+// other namespace: the isolation of per-namespace credentials, by
+// cryptography, on every backend.
+//
 // Retiring a key: after the rotation, Rewrap moves the data key each
 // namespace keeps to the new key; from then on a store given the new key
 // alone reads every release, and the old key can go. A rewrap rewrites one

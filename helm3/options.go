@@ -48,7 +48,8 @@ func WithRESTClientGetter(g genericclioptions.RESTClientGetter) Option {
 // WithEncryptionKeys switches on encryption at rest: every release's parts
 // and head body are sealed under data keys wrapped by the key-encryption
 // keys urls name (gocloud.dev/secrets keeper URLs: the first wraps new
-// keys, the others only unwrap, for rotation). It overrides
+// keys, the others only unwrap, for rotation; "namespace=URL" is a key
+// for that namespace alone, package encryption). It overrides
 // HELM_DRIVER_ENCRYPTION_KEYS, which NewConfig reads; no URLs switches it
 // off. The program must import github.com/helmstore/helmstore/encryption
 // and the keeper's package.

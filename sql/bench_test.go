@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/drivertest"
+	_ "github.com/helmstore/helmstore/encryption"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
@@ -29,10 +31,15 @@ func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
 func TestMain(m *testing.M) { benchmarks.Main(m) }
 
 // ourTarget is our store registered as name, on a fresh database conn
-// names for every run.
-func ourTarget(name string, conn func(b *testing.B) string) benchmarks.Target {
-	return benchmarks.StoreTarget(name, func(b *testing.B, cfg *driver.Config) driver.Backend {
-		cfg.Name, cfg.ConnectionString = name, conn(b)
+// names for every run; with keys (key-encryption key URLs), encrypted at
+// rest and named name+"+encrypted".
+func ourTarget(name string, conn func(b *testing.B) string, keys ...string) benchmarks.Target {
+	target := name
+	if len(keys) > 0 {
+		target += "+encrypted"
+	}
+	return benchmarks.StoreTarget(target, func(b *testing.B, cfg *driver.Config) driver.Backend {
+		cfg.Name, cfg.ConnectionString, cfg.EncryptionKeys = name, conn(b), keys
 		be, err := driver.Open(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -41,16 +48,41 @@ func ourTarget(name string, conn func(b *testing.B) string) benchmarks.Target {
 	})
 }
 
+func postgresConn(b *testing.B) string { return sqlenv.Postgres(b) }
+func sqliteConn(b *testing.B) string   { return filepath.Join(b.TempDir(), "helm.db") }
+
 // benchTargets are Helm's SQL driver (Helm 3's and Helm 4's) and our three
 // dialects, each through both faces.
 func benchTargets(b *testing.B) []benchmarks.Target {
 	return []benchmarks.Target{
 		benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged),
-		ourTarget("postgres", func(b *testing.B) string { return sqlenv.Postgres(b) }),
+		ourTarget("postgres", postgresConn),
 		ourTarget("mysql", func(b *testing.B) string { return sqlenv.MySQL(b) }),
-		ourTarget("sqlite", func(b *testing.B) string { return filepath.Join(b.TempDir(), "helm.db") }),
+		ourTarget("sqlite", sqliteConn),
 	}
 }
+
+// encryption compares encryption at rest on and off: Helm's SQL driver,
+// and postgres and sqlite without and with encryption (a local key), in
+// the same run.
+var encryption = benchmarks.Bench{CPU: true, Targets: func(b *testing.B) []benchmarks.Target {
+	return []benchmarks.Target{
+		benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged),
+		ourTarget("postgres", postgresConn),
+		ourTarget("postgres", postgresConn, drivertest.KeyURL(b)),
+		ourTarget("sqlite", sqliteConn),
+		ourTarget("sqlite", sqliteConn, drivertest.KeyURL(b)),
+	}
+}}
+
+// BenchmarkEncryptedCreate is BenchmarkCreate, encryption on and off.
+func BenchmarkEncryptedCreate(b *testing.B) { encryption.Create(b) }
+
+// BenchmarkEncryptedGet is BenchmarkGet, encryption on and off.
+func BenchmarkEncryptedGet(b *testing.B) { encryption.Get(b) }
+
+// BenchmarkEncryptedHistory is BenchmarkHistory, encryption on and off.
+func BenchmarkEncryptedHistory(b *testing.B) { encryption.History(b) }
 
 // BenchmarkGet reads the latest of 20 revisions.
 func BenchmarkGet(b *testing.B) { bench.Get(b) }

@@ -114,7 +114,7 @@ func (s *sealing) writeKey(ctx context.Context, ns string) (*DataKey, []byte, er
 			if h.Err != nil || err != nil {
 				return nil, nil, fmt.Errorf("%w: the keyring record of namespace %q: %v", driver.ErrCorrupt, ns, errors.Join(h.Err, err))
 			}
-			dk, _, err := s.bodyKey(ctx, "", inner)
+			dk, _, err := s.bodyKey(ctx, ns, inner, false)
 			if err != nil {
 				return nil, nil, fmt.Errorf("namespace %q: %w", ns, err)
 			}
@@ -127,7 +127,7 @@ func (s *sealing) writeKey(ctx context.Context, ns string) (*DataKey, []byte, er
 		if err != nil {
 			return nil, nil, err
 		}
-		w, err := s.ring.Wrap(ctx, dk)
+		w, err := s.ring.Wrap(ctx, ns, dk)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -158,11 +158,11 @@ func wrappedBody(enc []byte) []byte {
 }
 
 // bodyKey returns the data key a sealed body of namespace ns carries,
-// unwrapping it once, and the rest of the body: the sealed frame. A key
-// whose KEK the Keyring lacks is taken from ns's keyring record when the
-// record holds the same data key under a KEK it has (Rewrap); ns "" (the
-// record itself) has no such fallback.
-func (s *sealing) bodyKey(ctx context.Context, ns string, body []byte) (*DataKey, []byte, error) {
+// unwrapping it once, and the rest of the body: the sealed frame. With
+// fallback (not for the record itself), a key whose KEK the Keyring lacks
+// is taken from ns's keyring record when the record holds the same data
+// key under a KEK it has (Rewrap).
+func (s *sealing) bodyKey(ctx context.Context, ns string, body []byte, fallback bool) (*DataKey, []byte, error) {
 	if len(body) < 3 || body[0] != bodyMagic {
 		return nil, nil, corrupt("head body is not sealed")
 	}
@@ -180,7 +180,7 @@ func (s *sealing) bodyKey(ctx context.Context, ns string, body []byte) (*DataKey
 	s.mu.Unlock()
 	if dk == nil {
 		if dk, err = s.ring.Unwrap(ctx, w); err != nil {
-			if ns == "" || !errors.Is(err, ErrKeyUnavailable) || ctx.Err() != nil {
+			if !fallback || !errors.Is(err, ErrKeyUnavailable) || ctx.Err() != nil {
 				return nil, nil, err
 			}
 			if dk = s.recordKey(ctx, ns, w.DataKey); dk == nil {
@@ -193,7 +193,7 @@ func (s *sealing) bodyKey(ctx context.Context, ns string, body []byte) (*DataKey
 		} else {
 			s.keys[w.DataKey] = dk
 		}
-		if w.KEK == s.ring.Current() && s.wrapped[w.DataKey] == nil {
+		if cur, err := s.ring.Current(ns); err == nil && w.KEK == cur && s.wrapped[w.DataKey] == nil {
 			s.wrapped[w.DataKey] = append([]byte(nil), enc...)
 		}
 		s.mu.Unlock()
@@ -208,7 +208,7 @@ func (s *sealing) seal(ctx context.Context, h *driver.Head, parts []*driver.Part
 		return nil, nil, err
 	}
 	if wrapped == nil { // a key learnt from a body wrapped by an older KEK
-		w, err := s.ring.Wrap(ctx, dk)
+		w, err := s.ring.Wrap(ctx, h.Namespace, dk)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -266,7 +266,7 @@ func (s *sealing) open(ctx context.Context, h *driver.Head) (*DataKey, error) {
 	var dk *DataKey
 	if err == nil {
 		var frame []byte
-		if dk, frame, err = s.bodyKey(ctx, h.Namespace, inner); err == nil {
+		if dk, frame, err = s.bodyKey(ctx, h.Namespace, inner, true); err == nil {
 			var plain []byte
 			if plain, err = dk.Open(frame, headAD(h.Namespace, h.Key)); err == nil {
 				err = s.restore(dk, h, plain)

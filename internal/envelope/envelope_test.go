@@ -95,7 +95,7 @@ func TestWrapRotateRewrap(t *testing.T) {
 	oldURL, newURL := keyURL(t), keyURL(t)
 	old := keyring(t, oldURL)
 	dk, _ := envelope.NewDataKey()
-	w, err := old.Wrap(ctx, dk)
+	w, err := old.Wrap(ctx, "ns", dk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,11 +123,11 @@ func TestWrapRotateRewrap(t *testing.T) {
 	if p, err := back.Open(frame, nil); err != nil || string(p) != "secret" {
 		t.Fatalf("the unwrapped key opens %q, %v", p, err)
 	}
-	re, err := both.Rewrap(ctx, w)
+	re, err := both.Rewrap(ctx, "ns", w)
 	if err != nil || re.KEK != envelope.KEKID(newURL) || re.DataKey != w.DataKey {
 		t.Fatalf("Rewrap = %+v, %v: want the same data key under %s", re, err, envelope.KEKID(newURL))
 	}
-	if again, err := both.Rewrap(ctx, re); err != nil || !bytes.Equal(again.Ciphertext, re.Ciphertext) {
+	if again, err := both.Rewrap(ctx, "ns", re); err != nil || !bytes.Equal(again.Ciphertext, re.Ciphertext) {
 		t.Errorf("rewrapping a key already under the current KEK rewrote it: %v", err)
 	}
 	// After the rewrap the old KEK can go.

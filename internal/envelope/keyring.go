@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"gocloud.dev/secrets"
@@ -20,23 +22,38 @@ import (
 // wrong key, or a damaged wrapped key). The message names the KEK's id.
 var ErrKeyUnavailable = driver.ErrKeyUnavailable
 
-// A Keyring wraps data keys under its current KEK and unwraps them under
-// any of its KEKs. Safe for concurrent use.
+// A Keyring wraps data keys under a current KEK and unwraps them under any
+// of its KEKs. A KEK may be given for one namespace ("ns=URL"): it is
+// current for that namespace, whose data keys no other KEK then wraps, so
+// a store given only that namespace's KEK reads that namespace alone.
+// Safe for concurrent use.
 type Keyring struct {
-	ids     []string // ids[0] is the current KEK
+	ids     []string          // every KEK, in the order given
+	current string            // the KEK of namespaces without their own ("": none)
+	byNS    map[string]string // a namespace's own current KEK
 	keepers map[string]*secrets.Keeper
 }
 
-// OpenKeyring opens the KEKs named by urls (gocloud.dev/secrets keeper
-// URLs; the keeper's package must be imported to register its scheme):
-// the first is current, the others only unwrap. Errors never hold a URL.
-func OpenKeyring(ctx context.Context, urls ...string) (*Keyring, error) {
-	if len(urls) == 0 {
+// OpenKeyring opens the KEKs named by entries: gocloud.dev/secrets keeper
+// URLs (the keeper's package must be imported to register its scheme),
+// each alone or after a namespace and "=" ("team-a=awskms://..."). The
+// first URL alone is current for every namespace without a KEK of its
+// own, the first of a namespace current for it; the others only unwrap.
+// Errors never hold a URL.
+func OpenKeyring(ctx context.Context, entries ...string) (*Keyring, error) {
+	if len(entries) == 0 {
 		return nil, errors.New("encryption: no key-encryption key URL")
 	}
-	k := &Keyring{keepers: make(map[string]*secrets.Keeper, len(urls))}
-	for _, u := range urls {
+	k := &Keyring{keepers: make(map[string]*secrets.Keeper, len(entries)), byNS: map[string]string{}}
+	for _, e := range entries {
+		ns, u := splitNamespace(e)
 		id := KEKID(u)
+		switch _, seen := k.byNS[ns]; {
+		case ns == "" && k.current == "":
+			k.current = id
+		case ns != "" && !seen:
+			k.byNS[ns] = id
+		}
 		if _, dup := k.keepers[id]; dup {
 			continue
 		}
@@ -51,6 +68,16 @@ func OpenKeyring(ctx context.Context, urls ...string) (*Keyring, error) {
 	return k, nil
 }
 
+// splitNamespace splits "ns=URL" into ns and URL; a URL alone has no
+// namespace (a namespace holds no ':', a URL has one before any '=').
+func splitNamespace(entry string) (ns, u string) {
+	before, after, ok := strings.Cut(entry, "=")
+	if !ok || strings.Contains(before, ":") {
+		return "", entry
+	}
+	return before, after
+}
+
 // KEKID is the id of the KEK a keeper URL names: "kek-" and 12 hex digits
 // of the URL's SHA-256. It reveals nothing of a key held in the URL.
 func KEKID(keeperURL string) string {
@@ -58,8 +85,17 @@ func KEKID(keeperURL string) string {
 	return "kek-" + hex.EncodeToString(sum[:6])
 }
 
-// Current is the id of the KEK that wraps new data keys.
-func (k *Keyring) Current() string { return k.ids[0] }
+// Current is the id of the KEK that wraps new data keys of namespace ns;
+// ErrKeyUnavailable if there is none (only other namespaces have KEKs).
+func (k *Keyring) Current(ns string) (string, error) {
+	if id, ok := k.byNS[ns]; ok {
+		return id, nil
+	}
+	if k.current == "" {
+		return "", fmt.Errorf("%w: no key-encryption key for namespace %q (this store has keys for %s only)", ErrKeyUnavailable, ns, strings.Join(slices.Sorted(maps.Keys(k.byNS)), ", "))
+	}
+	return k.current, nil
+}
 
 // Close closes the keepers.
 func (k *Keyring) Close() error {
@@ -70,9 +106,12 @@ func (k *Keyring) Close() error {
 	return errors.Join(errs...)
 }
 
-// Wrap encrypts dk under the current KEK.
-func (k *Keyring) Wrap(ctx context.Context, dk *DataKey) (Wrapped, error) {
-	id := k.Current()
+// Wrap encrypts dk, a data key of namespace ns, under ns's current KEK.
+func (k *Keyring) Wrap(ctx context.Context, ns string, dk *DataKey) (Wrapped, error) {
+	id, err := k.Current(ns)
+	if err != nil {
+		return Wrapped{}, err
+	}
 	ct, err := k.keepers[id].Encrypt(ctx, dk.secret[:])
 	if err != nil {
 		return Wrapped{}, fmt.Errorf("encryption: wrapping data key %s with %s: %w", dk.ID(), id, err)
@@ -100,17 +139,17 @@ func (k *Keyring) Unwrap(ctx context.Context, w Wrapped) (*DataKey, error) {
 	return newDataKey(w.DataKey, [keySize]byte(secret))
 }
 
-// Rewrap returns w wrapped under the current KEK, the same data key
-// inside; w itself if it already is.
-func (k *Keyring) Rewrap(ctx context.Context, w Wrapped) (Wrapped, error) {
-	if w.KEK == k.Current() {
-		return w, nil
+// Rewrap returns w, a data key of namespace ns, wrapped under ns's
+// current KEK, the same data key inside; w itself if it already is.
+func (k *Keyring) Rewrap(ctx context.Context, ns string, w Wrapped) (Wrapped, error) {
+	if cur, err := k.Current(ns); err != nil || w.KEK == cur {
+		return w, err
 	}
 	dk, err := k.Unwrap(ctx, w)
 	if err != nil {
 		return Wrapped{}, err
 	}
-	return k.Wrap(ctx, dk)
+	return k.Wrap(ctx, ns, dk)
 }
 
 // Wrapped is a data key encrypted by a KEK, with both ids.

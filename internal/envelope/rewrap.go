@@ -115,12 +115,12 @@ func (s *sealing) rewrapRecord(ctx context.Context, ns string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if w.KEK == s.ring.Current() {
-		return false, nil
-	}
-	nw, err := s.ring.Rewrap(ctx, w)
+	nw, err := s.ring.Rewrap(ctx, ns, w)
 	if err != nil {
 		return false, fmt.Errorf("namespace %q: %w", ns, err)
+	}
+	if nw.KEK == w.KEK {
+		return false, nil
 	}
 	rec := &driver.Head{Namespace: ns, Key: keyringKey, Name: keyringName, Version: keyringVersion,
 		Status: keyringStatus, Owner: driver.Owner, ModifiedAt: h.ModifiedAt, Labels: h.Labels}
