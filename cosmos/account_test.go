@@ -4,10 +4,8 @@ import (
 	"context"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/castest"
@@ -38,45 +36,24 @@ func TestConformanceAccount(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", cosmosenv.Env, err)
 	}
-	var mu sync.Mutex
-	conns := map[helm3.Store]string{}
-	backends := map[helm3.Store]*cas.Backend{}
-	open := func(t *testing.T, conn string, opts ...helm3.Option) helm3.Store {
-		s, b := openTest(t, conn, options{}, opts...)
-		mu.Lock()
-		conns[s], backends[s] = conn, b
-		mu.Unlock()
-		return s
-	}
+	var o opened
 	h := drivertest.Harness{
 		Open: func(t *testing.T) helm3.Store {
 			container := testenv.UniqueName("c")
 			t.Cleanup(func() { dropContainer(t, set, container) })
-			return open(t, withContainer(base, container))
+			return o.open(t, withContainer(base, container))
 		},
 		Reopen: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {
-			mu.Lock()
-			conn := conns[s]
-			mu.Unlock()
-			return open(t, conn, opts...)
+			return o.open(t, o.conn(t, "Reopen", s), opts...)
 		},
 		Tamper: func(t *testing.T, s helm3.Store) drivertest.Tamperer {
-			mu.Lock()
-			defer mu.Unlock()
-			return castest.WithEmbedded(newTamperer(backends[s]), castest.ObjectStore(backends[s]))
+			b := o.backend(t, "Tamper", s)
+			return castest.WithEmbedded(newTamperer(b), castest.ObjectStore(b))
 		},
 		Proxied: func(t *testing.T, s helm3.Store, proxy drivertest.ProxyFunc, opts ...helm3.Option) (helm3.Store, error) {
-			mu.Lock()
-			conn := conns[s]
-			mu.Unlock()
-			return openProxied(t, conn, proxy, false, opts...)
+			return openProxied(t, o.conn(t, "Proxied", s), proxy, false, opts...)
 		},
-		Wipe: func(t *testing.T, s helm3.Store) {
-			mu.Lock()
-			b := backends[s]
-			mu.Unlock()
-			wipe(t, b)
-		},
+		Wipe: func(t *testing.T, s helm3.Store) { wipe(t, o.backend(t, "Wipe", s)) },
 	}
 	drivertest.Run(t, h)
 	checkSizes(t)

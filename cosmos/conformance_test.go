@@ -17,34 +17,8 @@ import (
 // its items; Wipe deletes them all.
 func harness(base ...helm3.Option) drivertest.Harness {
 	with := func(more []helm3.Option) []helm3.Option { return append(slices.Clone(base), more...) }
-	var mu sync.Mutex
-	conns := map[helm3.Store]string{}
-	backends := map[helm3.Store]*cas.Backend{}
-	open := func(t *testing.T, conn string, opts ...helm3.Option) helm3.Store {
-		s, b := openTest(t, conn, options{}, opts...)
-		mu.Lock()
-		conns[s], backends[s] = conn, b
-		mu.Unlock()
-		return s
-	}
-	connOf := func(t *testing.T, what string, s helm3.Store) string {
-		mu.Lock()
-		conn, ok := conns[s]
-		mu.Unlock()
-		if !ok {
-			t.Fatal(what + " of a store Open did not return")
-		}
-		return conn
-	}
-	backendOf := func(t *testing.T, what string, s helm3.Store) *cas.Backend {
-		mu.Lock()
-		b, ok := backends[s]
-		mu.Unlock()
-		if !ok {
-			t.Fatal(what + " of a store Open did not return")
-		}
-		return b
-	}
+	var o opened
+	open, connOf, backendOf := o.open, o.conn, o.backend
 	return drivertest.Harness{
 		Open: func(t *testing.T) helm3.Store { return open(t, connString(t), base...) },
 		Reopen: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {
@@ -78,29 +52,56 @@ func TestConformanceEncrypted(t *testing.T) {
 // string of its JSON as it is and base64-decoded (how []byte fields are
 // stored) (drivertest.RunAtRest).
 func TestEncryptedAtRest(t *testing.T) {
-	var mu sync.Mutex
-	conns := map[helm3.Store]string{}
-	backends := map[helm3.Store]*cas.Backend{}
-	open := func(t *testing.T, conn string, opts ...helm3.Option) helm3.Store {
-		s, b := openTest(t, conn, options{}, opts...)
-		mu.Lock()
-		conns[s], backends[s] = conn, b
-		mu.Unlock()
-		return s
-	}
+	var o opened
 	drivertest.RunAtRest(t, drivertest.AtRest{
-		New: func(t *testing.T, opts ...helm3.Option) helm3.Store { return open(t, connString(t), opts...) },
+		New: func(t *testing.T, opts ...helm3.Option) helm3.Store { return o.open(t, connString(t), opts...) },
 		Again: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {
-			mu.Lock()
-			conn := conns[s]
-			mu.Unlock()
-			return open(t, conn, opts...)
+			return o.open(t, o.conn(t, "Again", s), opts...)
 		},
 		Holds: func(t *testing.T, s helm3.Store, secret []byte) bool {
-			mu.Lock()
-			b := backends[s]
-			mu.Unlock()
-			return itemsHold(t, b, secret)
+			return itemsHold(t, o.backend(t, "Holds", s), secret)
 		},
 	})
+}
+
+// opened remembers the connection string and backend of each store a
+// harness opened (open), for the harness's other functions.
+type opened struct {
+	mu       sync.Mutex
+	conns    map[helm3.Store]string
+	backends map[helm3.Store]*cas.Backend
+}
+
+// open opens a store on conn (openTest) and remembers it.
+func (o *opened) open(t *testing.T, conn string, opts ...helm3.Option) helm3.Store {
+	s, b := openTest(t, conn, options{}, opts...)
+	o.mu.Lock()
+	if o.conns == nil {
+		o.conns, o.backends = map[helm3.Store]string{}, map[helm3.Store]*cas.Backend{}
+	}
+	o.conns[s], o.backends[s] = conn, b
+	o.mu.Unlock()
+	return s
+}
+
+// conn is the connection string s was opened on; what names the caller.
+func (o *opened) conn(t *testing.T, what string, s helm3.Store) string {
+	o.mu.Lock()
+	conn, ok := o.conns[s]
+	o.mu.Unlock()
+	if !ok {
+		t.Fatal(what + " of a store Open did not return")
+	}
+	return conn
+}
+
+// backend is the backend under s; what names the caller.
+func (o *opened) backend(t *testing.T, what string, s helm3.Store) *cas.Backend {
+	o.mu.Lock()
+	b, ok := o.backends[s]
+	o.mu.Unlock()
+	if !ok {
+		t.Fatal(what + " of a store Open did not return")
+	}
+	return b
 }

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"net/url"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -12,7 +10,6 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
@@ -28,24 +25,7 @@ func TestNamespaceAccess(t *testing.T) {
 	if err := owner.Namespace("team-b").Create("sh.helm.release.v1.db.v1", sqltest.Release("db", "team-b", 1)); err != nil {
 		t.Fatal(err)
 	}
-	u, err := url.Parse(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := u.Query().Get("search_path")
-	admin, err := sql.Open("pgx", sqlenv.PostgresServer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	role := testenv.UniqueName("hs_team_a_")
-	if _, err := admin.Exec("CREATE ROLE " + role + " LOGIN"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec("DROP OWNED BY " + role)
-		admin.Exec("DROP ROLE " + role)
-	})
+	admin, schema, role, u := newRole(t, conn, "hs_team_a_")
 	for range 2 { // twice: running them again is harmless
 		for _, q := range NamespaceAccess(schema, role, "team-a") {
 			if _, err := admin.Exec(q); err != nil {
@@ -53,7 +33,6 @@ func TestNamespaceAccess(t *testing.T) {
 			}
 		}
 	}
-	u.User = url.User(role)
 	s, err := helm3.Open(ctx, Name, u.String())
 	if err != nil {
 		t.Fatalf("Open as the namespace's role: %v", err)
