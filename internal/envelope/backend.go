@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -258,7 +259,7 @@ func (s *sealing) address(dk *DataKey, ns string, d driver.Digest) driver.Digest
 // the frames stored with it, and returns the data key that sealed it. A
 // head that does not open gets Err (driver.ErrCorrupt) for that release
 // alone; a key the Keyring cannot unwrap fails the call.
-func (s *sealing) open(ctx context.Context, h *driver.Head) (*DataKey, error) {
+func (s *sealing) open(ctx context.Context, h *driver.Head, memo frameMemo) (*DataKey, error) {
 	if h == nil || h.Err != nil || len(h.Body) == 0 {
 		return nil, nil
 	}
@@ -269,7 +270,7 @@ func (s *sealing) open(ctx context.Context, h *driver.Head) (*DataKey, error) {
 		if dk, frame, err = s.bodyKey(ctx, h.Namespace, inner, true); err == nil {
 			var plain []byte
 			if plain, err = dk.Open(frame, headAD(h.Namespace, h.Key)); err == nil {
-				err = s.restore(dk, h, plain)
+				err = s.restore(dk, h, plain, memo)
 			}
 		}
 	}
@@ -283,8 +284,16 @@ func (s *sealing) open(ctx context.Context, h *driver.Head) (*DataKey, error) {
 	return dk, nil
 }
 
-// restore sets h's digests and body from plain, and opens its frames.
-func (s *sealing) restore(dk *DataKey, h *driver.Head, plain []byte) error {
+// frameMemo holds the frames one call has opened, by namespace and
+// address, with the sealed bytes they came from: heads read together often
+// carry the same part (their chart), which is opened once. nil: no memo.
+type frameMemo map[place]openedFrame
+
+type openedFrame struct{ sealed, plain []byte }
+
+// restore sets h's digests and body from plain, and opens its frames
+// (through memo).
+func (s *sealing) restore(dk *DataKey, h *driver.Head, plain []byte, memo frameMemo) error {
 	const n = len(driver.Digest{})
 	if len(plain) < 5*n {
 		return corrupt("sealed head body: short")
@@ -306,8 +315,16 @@ func (s *sealing) restore(dk *DataKey, h *driver.Head, plain []byte) error {
 			if !ok {
 				continue
 			}
+			at := place{h.Namespace, a}
+			if o, ok := memo[at]; ok && bytes.Equal(o.sealed, f) {
+				frames[d] = o.plain
+				continue
+			}
 			if p, err := dk.Open(f, partAD(h.Namespace, a)); err == nil {
 				frames[d] = p
+				if memo != nil {
+					memo[at] = openedFrame{f, p}
+				}
 			}
 		}
 		h.Frames = frames
@@ -326,12 +343,12 @@ func (s *sealing) Heads(ctx context.Context, q driver.Query) ([]*driver.Head, er
 // openAll opens the heads b returned (open) and leaves out keyring
 // records.
 func (s *sealing) openAll(ctx context.Context, hs []*driver.Head) ([]*driver.Head, error) {
-	out := hs[:0]
+	out, memo := hs[:0], frameMemo{}
 	for _, h := range hs {
 		if isKeyring(h) {
 			continue
 		}
-		if _, err := s.open(ctx, h); err != nil {
+		if _, err := s.open(ctx, h, memo); err != nil {
 			return nil, err
 		}
 		out = append(out, h)
@@ -438,7 +455,7 @@ func (s *sealing) Delete(ctx context.Context, ns, key string, have func(driver.D
 	if err != nil {
 		return h, nil, err
 	}
-	dk, err := s.open(ctx, h) // the head's parts are sealed by its key
+	dk, err := s.open(ctx, h, nil) // the head's parts are sealed by its key
 	if err != nil {
 		return nil, nil, err
 	}
