@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
@@ -24,4 +25,10 @@ func TestConformanceMySQL8(t *testing.T) {
 func TestEncryptedAtRest(t *testing.T) {
 	sqlenv.MySQLServer(t)
 	drivertest.RunAtRest(t, sqltest.AtRest("mysql", sqlenv.MySQL))
+}
+
+// The whole suite with encryption at rest on.
+func TestConformanceMySQLEncrypted(t *testing.T) {
+	sqlenv.MySQLServer(t)
+	drivertest.Run(t, sqltest.Harness("mysql", sqlenv.MySQL, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/drivertest"
+	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
@@ -17,4 +18,10 @@ func TestConformancePostgres(t *testing.T) {
 func TestEncryptedAtRest(t *testing.T) {
 	sqlenv.PostgresServer(t)
 	drivertest.RunAtRest(t, sqltest.AtRest("postgres", sqlenv.Postgres))
+}
+
+// The whole suite with encryption at rest on.
+func TestConformancePostgresEncrypted(t *testing.T) {
+	sqlenv.PostgresServer(t)
+	drivertest.Run(t, sqltest.Harness("postgres", sqlenv.Postgres, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
 }
