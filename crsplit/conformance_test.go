@@ -27,9 +27,21 @@ func TestConformance(t *testing.T) {
 	drivertest.Run(t, harness(t))
 }
 
-// TestConformanceEncrypted runs the core suite with encryption at rest on.
+// TestConformanceEncrypted runs the core suite with encryption at rest on,
+// and leaves no encrypted object for the package's other tests, which list
+// every namespace without the key.
 func TestConformanceEncrypted(t *testing.T) {
+	wipeAtEnd(t)
 	drivertest.Run(t, harness(t, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+}
+
+// wipeAtEnd deletes every helmstore object in the cluster when t ends.
+func wipeAtEnd(t *testing.T) {
+	k := cluster(t)
+	t.Cleanup(func() {
+		_, b := openAs(t, k, kubeenv.Admin, helm3.DefaultNamespace)
+		wipe(t, b)
+	})
 }
 
 // harness is the conformance harness on the test cluster, every store

@@ -10,8 +10,10 @@ import (
 
 // TestEncryptedAtRest scans every helmstore object in the cluster, each
 // string of its JSON as it is and base64-decoded (how []byte fields are
-// stored) (drivertest.RunAtRest).
+// stored) (drivertest.RunAtRest). It leaves no encrypted object behind
+// (wipeAtEnd).
 func TestEncryptedAtRest(t *testing.T) {
+	wipeAtEnd(t)
 	k := cluster(t)
 	for _, ns := range []string{"team-a", "team-b"} {
 		ensureNamespace(t, k, ns)
