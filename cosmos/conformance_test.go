@@ -67,41 +67,42 @@ func TestEncryptedAtRest(t *testing.T) {
 // opened remembers the connection string and backend of each store a
 // harness opened (open), for the harness's other functions.
 type opened struct {
-	mu       sync.Mutex
-	conns    map[helm3.Store]string
-	backends map[helm3.Store]*cas.Backend
+	mu     sync.Mutex
+	stores map[helm3.Store]openedStore
+}
+
+type openedStore struct {
+	conn string
+	b    *cas.Backend
 }
 
 // open opens a store on conn (openTest) and remembers it.
 func (o *opened) open(t *testing.T, conn string, opts ...helm3.Option) helm3.Store {
 	s, b := openTest(t, conn, options{}, opts...)
 	o.mu.Lock()
-	if o.conns == nil {
-		o.conns, o.backends = map[helm3.Store]string{}, map[helm3.Store]*cas.Backend{}
+	if o.stores == nil {
+		o.stores = map[helm3.Store]openedStore{}
 	}
-	o.conns[s], o.backends[s] = conn, b
+	o.stores[s] = openedStore{conn, b}
 	o.mu.Unlock()
 	return s
 }
 
-// conn is the connection string s was opened on; what names the caller.
-func (o *opened) conn(t *testing.T, what string, s helm3.Store) string {
+// get is what open remembered of s; what names the caller.
+func (o *opened) get(t *testing.T, what string, s helm3.Store) openedStore {
 	o.mu.Lock()
-	conn, ok := o.conns[s]
+	st, ok := o.stores[s]
 	o.mu.Unlock()
 	if !ok {
 		t.Fatal(what + " of a store Open did not return")
 	}
-	return conn
+	return st
 }
 
-// backend is the backend under s; what names the caller.
+// conn is the connection string s was opened on.
+func (o *opened) conn(t *testing.T, what string, s helm3.Store) string { return o.get(t, what, s).conn }
+
+// backend is the backend under s.
 func (o *opened) backend(t *testing.T, what string, s helm3.Store) *cas.Backend {
-	o.mu.Lock()
-	b, ok := o.backends[s]
-	o.mu.Unlock()
-	if !ok {
-		t.Fatal(what + " of a store Open did not return")
-	}
-	return b
+	return o.get(t, what, s).b
 }
