@@ -6,6 +6,8 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/drivertest"
+	_ "github.com/helmstore/helmstore/encryption"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
@@ -42,13 +44,18 @@ func BenchmarkCreate(b *testing.B) { bench.Create(b) }
 func BenchmarkUpgrade(b *testing.B) { bench.Upgrade(b) }
 
 // cosmosTarget is this backend on a new container of the test server for
-// every run, counting its requests.
-func cosmosTarget() benchmarks.Target {
-	return benchmarks.Target{Name: "cosmos", ColdWarm: true, SlowSeed: true, Open: func(b *testing.B, f benchmarks.Face, cache bool) benchmarks.Store {
+// every run, counting its requests; with keys (key-encryption key URLs),
+// encrypted at rest and named "cosmos+encrypted".
+func cosmosTarget(keys ...string) benchmarks.Target {
+	name := "cosmos"
+	if len(keys) > 0 {
+		name += "+encrypted"
+	}
+	return benchmarks.Target{Name: name, ColdWarm: true, SlowSeed: true, Open: func(b *testing.B, f benchmarks.Face, cache bool) benchmarks.Store {
 		c := new(counter)
 		var be *cas.Backend
 		s := benchmarks.OpenStore(b, f, cache, func(b *testing.B, cfg *driver.Config) driver.Backend {
-			cfg.Name, cfg.ConnectionString = Name, connString(b)
+			cfg.Name, cfg.ConnectionString, cfg.EncryptionKeys = Name, connString(b), keys
 			var err error
 			if be, err = open(context.Background(), cfg, options{counter: c, observe: itemSizes.observe}); err != nil {
 				b.Fatal(err)
@@ -105,3 +112,19 @@ func BenchmarkActionList(b *testing.B) { listBench.ActionList(b) }
 // BenchmarkSummaries: the summary listing of 1,000 (and 10,000) releases
 // × 3, cold, one query per page (Bench.Summaries).
 func BenchmarkSummaries(b *testing.B) { listBench.Summaries(b) }
+
+// encryption compares encryption at rest on and off: Helm's SQL driver,
+// and this backend without and with encryption (a local key), in the same
+// run.
+var encryption = benchmarks.Bench{CPU: true, Targets: func(b *testing.B) []benchmarks.Target {
+	return []benchmarks.Target{benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged), cosmosTarget(), cosmosTarget(drivertest.KeyURL(b))}
+}}
+
+// BenchmarkEncryptedCreate is BenchmarkCreate, encryption on and off.
+func BenchmarkEncryptedCreate(b *testing.B) { encryption.Create(b) }
+
+// BenchmarkEncryptedGet is BenchmarkGet, encryption on and off.
+func BenchmarkEncryptedGet(b *testing.B) { encryption.Get(b) }
+
+// BenchmarkEncryptedHistory is BenchmarkHistory, encryption on and off.
+func BenchmarkEncryptedHistory(b *testing.B) { encryption.History(b) }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/drivertest"
+	_ "github.com/helmstore/helmstore/encryption"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
@@ -21,10 +23,14 @@ import (
 var bench = benchmarks.Bench{Targets: benchTargets, CPU: true}
 
 // redisTarget is this backend on the server base names, under a fresh key
-// prefix for every run.
-func redisTarget(name string, base func(testing.TB) string) benchmarks.Target {
+// prefix for every run; with keys (key-encryption key URLs), encrypted at
+// rest and named name+"+encrypted".
+func redisTarget(name string, base func(testing.TB) string, keys ...string) benchmarks.Target {
+	if len(keys) > 0 {
+		name += "+encrypted"
+	}
 	return benchmarks.StoreTarget(name, func(b *testing.B, cfg *driver.Config) driver.Backend {
-		cfg.Name, cfg.ConnectionString = redis.Name, withPrefix(b, base(b))
+		cfg.Name, cfg.ConnectionString, cfg.EncryptionKeys = redis.Name, withPrefix(b, base(b)), keys
 		be, err := redis.Open(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
@@ -72,3 +78,23 @@ func BenchmarkActionList(b *testing.B) { bench.ActionList(b) }
 // HELMSTORE_BENCH_LARGE=1) releases × 3, cold, from the index sets
 // (Bench.Summaries).
 func BenchmarkSummaries(b *testing.B) { bench.Summaries(b) }
+
+// encryption compares encryption at rest on and off: Helm's SQL driver,
+// and the standalone server without and with encryption (a local key), in
+// the same run.
+var encryption = benchmarks.Bench{CPU: true, Targets: func(b *testing.B) []benchmarks.Target {
+	return []benchmarks.Target{
+		benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged),
+		redisTarget("redis", redisenv.URL),
+		redisTarget("redis", redisenv.URL, drivertest.KeyURL(b)),
+	}
+}}
+
+// BenchmarkEncryptedCreate is BenchmarkCreate, encryption on and off.
+func BenchmarkEncryptedCreate(b *testing.B) { encryption.Create(b) }
+
+// BenchmarkEncryptedGet is BenchmarkGet, encryption on and off.
+func BenchmarkEncryptedGet(b *testing.B) { encryption.Get(b) }
+
+// BenchmarkEncryptedHistory is BenchmarkHistory, encryption on and off.
+func BenchmarkEncryptedHistory(b *testing.B) { encryption.History(b) }
