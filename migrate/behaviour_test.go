@@ -3,6 +3,8 @@ package migrate_test
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"helm.sh/helm/v4/pkg/action"
@@ -118,12 +120,16 @@ func TestDiffers(t *testing.T) {
 }
 
 // TestDeleteSourceKeepsUnverified: DeleteSource deletes only what the
-// destination holds equal, keeps the rest and says so.
+// destination holds equal, keeps the rest and says so, several releases
+// at once; its dry run plans each release in order, oldest revision first.
 func TestDeleteSourceKeepsUnverified(t *testing.T) {
 	const ns = "mig-x"
 	k := cluster(t, ns)
-	for v := 1; v <= 3; v++ {
-		put(t, k, ns, release(ns, "app", v, rcommon.StatusSuperseded))
+	names := []string{"app", "b0", "b1", "b2", "b3", "b4", "b5"}
+	for _, name := range names {
+		for v := 1; v <= 3; v++ {
+			put(t, k, ns, release(ns, name, v, rcommon.StatusSuperseded))
+		}
 	}
 	secrets := open(t, k, "secret", "")
 	postgres := open(t, k, "postgres", sqlenv.Postgres(t))
@@ -137,9 +143,40 @@ func TestDeleteSourceKeepsUnverified(t *testing.T) {
 	if err := postgres.Update(ctx(t), changed); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := migrate.DeleteSource(ctx(t), secrets, postgres, migrate.Options{Namespace: ns})
-	if !errors.Is(err, migrate.ErrNotMoved) || rep.Removed != 1 {
-		t.Fatalf("DeleteSource: %+v, %v; want 1 removed and ErrNotMoved", rep, err)
+	opts := migrate.Options{Namespace: ns, Parallel: 3}
+
+	dry := opts
+	dry.DryRun = true
+	plan, err := migrate.DeleteSource(ctx(t), secrets, postgres, dry)
+	if !errors.Is(err, migrate.ErrNotMoved) || plan.Removed != 0 {
+		t.Fatalf("DeleteSource dry run: %+v, %v; want nothing removed and ErrNotMoved", plan, err)
+	}
+	var got, want []string
+	for _, ev := range plan.Plan {
+		got = append(got, fmt.Sprintf("%s v%d %v", ev.Revision.Name, ev.Revision.Version, ev.Action))
+	}
+	for _, name := range names {
+		for v := 1; v <= 3; v++ {
+			a := migrate.Remove
+			if name == "app" && v > 1 {
+				a = migrate.Check
+			}
+			want = append(want, fmt.Sprintf("%s v%d %v", name, v, a))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("dry run plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(snapshot(t, secrets, ns)); n != 3*len(names) {
+		t.Fatalf("the dry run left %d revisions in Secrets, want %d", n, 3*len(names))
+	}
+
+	rep, err := migrate.DeleteSource(ctx(t), secrets, postgres, opts)
+	if wantRemoved := 3*len(names) - 2; !errors.Is(err, migrate.ErrNotMoved) || rep.Removed != wantRemoved {
+		t.Fatalf("DeleteSource: %+v, %v; want %d removed and ErrNotMoved", rep, err, wantRemoved)
+	}
+	if !strings.Contains(err.Error(), "2 revisions") {
+		t.Errorf("DeleteSource: %v; want it to name the 2 revisions kept", err)
 	}
 	left := snapshot(t, secrets, ns)
 	if len(left) != 2 || left[ns+"/sh.helm.release.v1.app.v2"] == nil || left[ns+"/sh.helm.release.v1.app.v3"] == nil {
