@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
@@ -134,7 +137,12 @@ gzip'd and base64'd, as Helm writes it): it reads every revision to tell.`,
 	return cmd
 }
 
+// statsParallel is how many revisions stats reads and encodes at once:
+// encoding as Helm does (gzip at its best compression) is most of its work.
+var statsParallel = max(2, runtime.GOMAXPROCS(0))
+
 // stats counts what s holds in ns ("": every namespace), per namespace.
+// It reads and encodes as Helm would statsParallel revisions at once.
 func stats(ctx context.Context, s migrate.Store, ns string) ([]nsStats, error) {
 	revs, err := s.Revisions(ctx, ns, "")
 	if err != nil {
@@ -153,18 +161,31 @@ func stats(ctx context.Context, s migrate.Store, ns string) ([]nsStats, error) {
 			names[[2]string{r.Namespace, r.Name}] = true
 			l.Releases++
 		}
-		rls, err := s.Get(ctx, r)
-		if errors.Is(err, helmdriver.ErrReleaseNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r, err)
-		}
-		n, err := migrate.HelmEncodedSize(rls)
-		if err != nil {
-			return nil, err
-		}
-		l.HelmBytes += n
+	}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(statsParallel)
+	for _, r := range revs {
+		g.Go(func() error {
+			rls, err := s.Get(gctx, r)
+			if errors.Is(err, helmdriver.ErrReleaseNotFound) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", r, err)
+			}
+			n, err := migrate.HelmEncodedSize(rls)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			by[r.Namespace].HelmBytes += n
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	out := make([]nsStats, 0, len(by))
 	for _, l := range by {
