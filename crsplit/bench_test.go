@@ -22,6 +22,8 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/drivertest"
+	_ "github.com/helmstore/helmstore/encryption"
 	"github.com/helmstore/helmstore/internal/benchmarks"
 	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/fixture"
@@ -194,23 +196,32 @@ var bench = benchmarks.Bench{Targets: benchTargets, Revisions: revisionsOf}
 // Secrets driver for face=helm4), each on its own fresh namespace of the
 // shared server, opened once per benchmark; every run stores a release of
 // a fresh name and deletes it after.
-func benchTargets(b *testing.B) []benchmarks.Target {
+func benchTargets(b *testing.B) []benchmarks.Target { return targets(b, false) }
+
+// targets are benchTargets; with encrypted, crsplit+encrypted too:
+// crsplit encrypted at rest (a local key), whose namespaces are emptied
+// when the benchmark ends (the package's other benchmarks list every
+// namespace without the key).
+func targets(b *testing.B, encrypted bool) []benchmarks.Target {
 	k := cluster(b)
 	warmUp.Do(func() { warmUpServer(b, k) })
-	crsplitStore := func(f benchmarks.Face, cache bool) benchStore {
+	crsplitStore := func(f benchmarks.Face, cache bool, keys ...string) benchStore {
 		ns := newNamespace(b, k)
 		w := &writtenBytes{size: jsonSize}
 		var be driver.Backend
 		s := benchmarks.OpenStore(b, f, cache, func(b *testing.B, cfg *driver.Config) driver.Backend {
 			rc := k.Config(kubeenv.Admin)
 			rc.Wrap(w.wrap)
-			cfg.Name, cfg.RESTClientGetter = Name, rc
+			cfg.Name, cfg.RESTClientGetter, cfg.EncryptionKeys = Name, rc, keys
 			var err error
 			if be, err = Open(ctxT(b), cfg); err != nil {
 				b.Fatal(err)
 			}
 			return be
 		})
+		if len(keys) > 0 {
+			b.Cleanup(func() { wipeNamespace(b, kubeBackendFor(be.(*cas.Backend)), ns) })
+		}
 		wait := func() { castest.WaitCommits(be.(*cas.Backend)) }
 		return written(viewIn(s, ns), w, wait)
 	}
@@ -234,20 +245,41 @@ func benchTargets(b *testing.B) []benchmarks.Target {
 		return written(s, w, func() {})
 	}
 	type stores struct{ cold, warm, secrets benchStore }
-	byFace := map[benchmarks.Face]stores{}
-	for _, f := range benchmarks.Faces {
-		byFace[f] = stores{crsplitStore(f, false), crsplitStore(f, true), secretsStore(f)}
-	}
-	return []benchmarks.Target{
-		{Name: "crsplit", ColdWarm: true, Open: func(b *testing.B, f benchmarks.Face, cache bool) benchmarks.Store {
+	crsplitTarget := func(name string, keys ...string) benchmarks.Target {
+		byFace := map[benchmarks.Face]stores{}
+		for _, f := range benchmarks.Faces {
+			byFace[f] = stores{cold: crsplitStore(f, false, keys...), warm: crsplitStore(f, true, keys...)}
+		}
+		return benchmarks.Target{Name: name, ColdWarm: true, Open: func(b *testing.B, f benchmarks.Face, cache bool) benchmarks.Store {
 			if cache {
 				return run(b, byFace[f].warm)
 			}
 			return run(b, byFace[f].cold)
-		}},
-		{Name: "helm-secrets", Helm: true, Open: func(b *testing.B, f benchmarks.Face, _ bool) benchmarks.Store { return run(b, byFace[f].secrets) }},
+		}}
 	}
+	secrets := map[benchmarks.Face]benchStore{}
+	for _, f := range benchmarks.Faces {
+		secrets[f] = secretsStore(f)
+	}
+	ts := []benchmarks.Target{crsplitTarget("crsplit")}
+	if encrypted {
+		ts = append(ts, crsplitTarget("crsplit+encrypted", drivertest.KeyURL(b)))
+	}
+	return append(ts, benchmarks.Target{Name: "helm-secrets", Helm: true, Open: func(b *testing.B, f benchmarks.Face, _ bool) benchmarks.Store { return run(b, secrets[f]) }})
 }
+
+// encryption compares encryption at rest on and off: crsplit without and
+// with encryption, and Helm's Secrets driver, in the same run.
+var encryption = benchmarks.Bench{Targets: func(b *testing.B) []benchmarks.Target { return targets(b, true) }, Revisions: revisionsOf}
+
+// BenchmarkEncryptedCreate is BenchmarkCreate, encryption on and off.
+func BenchmarkEncryptedCreate(b *testing.B) { encryption.Create(b) }
+
+// BenchmarkEncryptedGet is BenchmarkGet, encryption on and off.
+func BenchmarkEncryptedGet(b *testing.B) { encryption.Get(b) }
+
+// BenchmarkEncryptedHistory is BenchmarkHistory, encryption on and off.
+func BenchmarkEncryptedHistory(b *testing.B) { encryption.History(b) }
 
 // viewIn is s with every view scoped to namespace ns.
 func viewIn(s benchmarks.Store, ns string) benchmarks.Store {

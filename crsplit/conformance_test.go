@@ -110,20 +110,28 @@ func proxiedConfig(rc *rest.Config, proxy drivertest.ProxyFunc) *rest.Config {
 // wipe deletes every helmstore object in the cluster.
 func wipe(t testing.TB, b *kubeBackend) {
 	t.Helper()
-	ctx := ctxT(t)
+	nss := map[string]bool{}
 	for _, res := range allResources {
-		raws := rawObjects(t, b, res, "")
-		nss := map[string]bool{}
-		for _, raw := range raws {
+		for _, raw := range rawObjects(t, b, res, "") {
 			nss[meta(t, raw).Namespace] = true
 		}
-		for ns := range nss {
-			if err := b.c.rc.Delete().Namespace(ns).Resource(res).Body(&metav1.DeleteOptions{}).Do(ctx).Error(); err != nil {
-				t.Fatalf("wipe %s in %s: %v", res, ns, err)
-			}
-		}
+	}
+	for ns := range nss {
+		wipeNamespace(t, b, ns)
+	}
+	for _, res := range allResources {
 		if n := len(rawObjects(t, b, res, "")); n != 0 {
 			t.Fatalf("wipe: %d %s remain", n, res)
+		}
+	}
+}
+
+// wipeNamespace deletes every object of this package's kinds in ns.
+func wipeNamespace(t testing.TB, b *kubeBackend, ns string) {
+	t.Helper()
+	for _, res := range allResources {
+		if err := b.c.rc.Delete().Namespace(ns).Resource(res).Body(&metav1.DeleteOptions{}).Do(ctxT(t)).Error(); err != nil {
+			t.Fatalf("wipe %s in %s: %v", res, ns, err)
 		}
 	}
 }

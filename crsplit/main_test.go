@@ -164,7 +164,11 @@ type kubeBackend struct {
 
 // kubeBackendOf returns the backend of a crsplit store.
 func kubeBackendOf(s helm3.Store) *kubeBackend {
-	b := envelope.Under(engine.Of(s).Backend()).(*cas.Backend)
+	return kubeBackendFor(envelope.Under(engine.Of(s).Backend()).(*cas.Backend))
+}
+
+// kubeBackendFor is the test's view of b, a backend this package opened.
+func kubeBackendFor(b *cas.Backend) *kubeBackend {
 	p := castest.Probe(b)
 	return &kubeBackend{Backend: b, c: p.Store.(*kubeStore).c, hooks: &p.Hooks}
 }
