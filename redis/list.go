@@ -3,6 +3,7 @@ package redis
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -202,8 +203,7 @@ func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 // listHeads reads the head of each item with its summary (listFields):
 // for an item whose head is gone, that of its next key, until one exists
 // or none is left (the item is then dropped), each round one pipelined
-// round trip of listScript runs, one per listScriptKeys heads of a
-// namespace. A stale index entry found so is removed from the sets it was
+// round trip. A stale index entry found so is removed from the sets it was
 // read from (setsOf, nil for none), as Heads does.
 func (b *redisBackend) listHeads(ctx context.Context, items []listItem, setsOf map[string][]string) ([]*driver.Head, error) {
 	out := make([]*driver.Head, len(items))
@@ -213,95 +213,45 @@ func (b *redisBackend) listHeads(ctx context.Context, items []listItem, setsOf m
 		pending[i] = i
 	}
 	for len(pending) > 0 {
-		// The pending items in runs of one namespace, at most
-		// listScriptKeys long: each run is one script's keys.
-		slices.SortStableFunc(pending, func(i, j int) int { return cmp.Compare(items[i].ns, items[j].ns) })
-		var runs [][]int
-		for start := 0; start < len(pending); {
-			end := start + 1
-			for end < len(pending) && end-start < listScriptKeys && items[pending[end]].ns == items[pending[start]].ns {
-				end++
-			}
-			runs = append(runs, pending[start:end])
-			start = end
-		}
-		cmds := make([]*goredis.Cmd, len(runs))
-		args := make([]interface{}, len(listFields))
-		for i, f := range listFields {
-			args[i] = f
-		}
+		fields := make([]*goredis.SliceCmd, len(pending))
+		sizes := make([]*goredis.IntCmd, len(pending))
 		err := b.again(ctx, func() error {
 			pipe := b.c.Pipeline()
-			for r, run := range runs {
-				keys := make([]string, len(run))
-				for j, i := range run {
-					keys[j] = b.k.head(items[i].ns, items[i].keys[at[i]])
-				}
-				cmds[r] = listScript.Eval(ctx, pipe, keys, args...)
+			for j, i := range pending {
+				key := b.k.head(items[i].ns, items[i].keys[at[i]])
+				fields[j] = pipe.HMGet(ctx, key, listFields...)
+				sizes[j] = pipe.HLen(ctx, key)
 			}
 			_, _ = pipe.Exec(ctx)
-			return firstError(cmds)
+			return errors.Join(firstError(fields), firstError(sizes))
 		})
 		if err != nil {
 			return nil, err
 		}
-		var next []int
-		for r, run := range runs {
-			vals, err := cmds[r].Slice()
-			if err != nil || len(vals) != len(run)*(1+len(listFields)) {
-				return nil, fmt.Errorf("listing the heads of namespace %q: the script replied %d values for %d heads: %v", items[run[0]].ns, len(vals), len(run), err)
+		next := pending[:0]
+		for j, i := range pending {
+			it := &items[i]
+			key := it.keys[at[i]]
+			vs, err := fields[j].Result()
+			if err != nil { // not a hash (firstError let only that through)
+				out[i] = wrongTypeHead(it.ns, key)
+				continue
 			}
-			for j, i := range run {
-				it := &items[i]
-				key := it.keys[at[i]]
-				vs := vals[j*(1+len(listFields)):][:1+len(listFields)]
-				size, _ := vs[0].(int64)
-				if size < 0 { // not a hash
-					out[i] = wrongTypeHead(it.ns, key)
-					continue
-				}
-				if h := listHead(it, at[i], vs[1:], size); h != nil {
-					out[i] = h
-					continue
-				}
-				if sets := setsOf[it.ns]; sets != nil {
-					b.prune(ctx, it.ns, key, sets)
-				}
-				if at[i]++; at[i] < len(it.keys) {
-					next = append(next, i)
-				}
+			if h := listHead(it, at[i], vs, sizes[j].Val()); h != nil {
+				out[i] = h
+				continue
+			}
+			if sets := setsOf[it.ns]; sets != nil {
+				b.prune(ctx, it.ns, key, sets)
+			}
+			if at[i]++; at[i] < len(it.keys) {
+				next = append(next, i)
 			}
 		}
 		pending = next
 	}
 	return slices.DeleteFunc(out, func(h *driver.Head) bool { return h == nil }), nil
 }
-
-// listScriptKeys is the most heads one listScript run reads: the server
-// serves nothing else while a script runs.
-const listScriptKeys = 500
-
-// listScript reads heads of one namespace (KEYS, all in its slot) for a
-// listing: for each, its number of fields (HLEN: 0 for none, -1 for a key
-// that is not a hash) and the values of the fields ARGV names (false for
-// each that is missing), all in one flat reply, so that a listing costs
-// one command per listScriptKeys heads instead of two per head. It writes
-// nothing, and so may run on a replica.
-var listScript = goredis.NewScript(listScriptSource)
-
-const listScriptSource = `#!lua flags=no-writes
-local out, n, nf = {}, 0, #ARGV
-for i = 1, #KEYS do
-  local size = redis.pcall('HLEN', KEYS[i])
-  if type(size) ~= 'number' then size = -1 end
-  out[n + 1] = size
-  local vs = {}
-  if size > 0 then vs = redis.call('HMGET', KEYS[i], unpack(ARGV)) end
-  for j = 1, nf do out[n + 1 + j] = vs[j] or false end
-  n = n + 1 + nf
-end
-return out
-`
 
 // listHead builds the head of item's key at from the values of listFields
 // and the number of fields of its hash (nil if there is no such head).
