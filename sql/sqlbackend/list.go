@@ -74,9 +74,9 @@ func listQuery(q driver.ListQuery, d *Dialect) (string, []any) {
 		}
 		join := d.LatestJoin
 		if join == "" {
-			join = "helmstore_releases r"
+			join = "JOIN helmstore_releases r"
 		}
-		from = " FROM (" + inner + " GROUP BY k.namespace, k.name) m JOIN " + join +
+		from = " FROM (" + inner + " GROUP BY k.namespace, k.name) m " + join +
 			" ON r.namespace = m.namespace AND r.name = m.name AND r.version = m.version"
 		where = nil
 	} else if q.Latest {

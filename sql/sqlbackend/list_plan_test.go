@@ -19,7 +19,8 @@ import (
 // reading and sorting the whole table (it did, for the correlated MAX: a
 // page of 50 took as long as all 10,000). Both are fixed by the dialects'
 // LatestRevision; MariaDB's whole listing groups the index once instead
-// (LatestFrom).
+// (LatestFrom), reading it in order, and joins the groups to their rows
+// (LatestJoin).
 func TestListLatestPlans(t *testing.T) {
 	sqlBackends(t, func(t *testing.T, s helm3.Store, be *sqlbackend.Backend) {
 		name := be.Dialect().Name
@@ -43,10 +44,13 @@ func TestListLatestPlans(t *testing.T) {
 			if !found {
 				t.Fatalf("no dependent subquery in the plan of %s: %v", stmt, plan)
 			}
-			// A whole listing groups the index once (LatestFrom), with
-			// no probe per row.
+			// A whole listing groups the index once (LatestFrom), in
+			// order rather than by a loose index scan, with no probe
+			// per row; then joins each group's row (LatestJoin),
+			// groups first.
 			stmt, args = be.ListStatement(driver.ListQuery{Latest: true})
 			found = false
+			var primary []string
 			for _, row := range explain(t, be, stmt, args) {
 				switch row["select_type"] {
 				case "DERIVED":
@@ -54,13 +58,20 @@ func TestListLatestPlans(t *testing.T) {
 					if row["key"] != "helmstore_releases_list" || !strings.Contains(row["Extra"], "Using index") {
 						t.Errorf("the whole listing groups with key %q (%v), want helmstore_releases_list alone", row["key"], row)
 					}
+					if strings.Contains(row["Extra"], "for group-by") {
+						t.Errorf("the whole listing groups by a loose index scan, a descent of the index per release: %v", row)
+					}
 				case "DEPENDENT SUBQUERY":
 					t.Errorf("the whole listing probes per row: %v", row)
 				case "PRIMARY":
+					primary = append(primary, row["table"])
 					if row["table"] == "r" && row["key"] != "helmstore_releases_list" {
 						t.Errorf("the whole listing joins its rows by key %q (%v), want helmstore_releases_list", row["key"], row)
 					}
 				}
+			}
+			if len(primary) != 2 || primary[1] != "r" {
+				t.Errorf("the whole listing joins %v, want the groups first, then r", primary)
 			}
 			if !found {
 				t.Errorf("no grouped table in the plan of the whole listing %s", stmt)
