@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"helm.sh/helm/v4/pkg/cli"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	// Every backend, so that any HELM_DRIVER name opens.
 	_ "github.com/helmstore/helmstore/cosmos"
@@ -98,7 +99,23 @@ As a Helm plugin it runs as "helm store ...", with helm's flags and environment.
 // open opens the store named name with connection string conn ("": the
 // environment's).
 func (e *env) open(ctx context.Context, name, conn string) (migrate.Store, error) {
-	return migrate.Open(ctx, name, conn, e.settings.RESTClientGetter())
+	return migrate.Open(ctx, name, conn, e.getter())
+}
+
+// bulkQPS is the rate of requests to the Kubernetes API the commands allow
+// themselves when neither --qps nor HELM_QPS sets one. Helm leaves it to
+// client-go, whose 5 per second held a move of 2,000 revisions out of
+// Secrets to 100 a minute (three requests each); the API server's priority
+// and fairness, not the client, protects the cluster.
+const bulkQPS = 50
+
+// getter is the Kubernetes client configuration of Helm's flags and
+// environment, with bulkQPS when they set no rate.
+func (e *env) getter() genericclioptions.RESTClientGetter {
+	if e.settings.QPS == 0 {
+		e.settings.QPS = bulkQPS
+	}
+	return e.settings.RESTClientGetter()
 }
 
 // storeName is the store --driver names: $HELM_DRIVER by default, Helm's
