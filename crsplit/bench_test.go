@@ -244,7 +244,7 @@ func targets(b *testing.B, encrypted bool) []benchmarks.Target {
 		}
 		return written(s, w, func() {})
 	}
-	type stores struct{ cold, warm, secrets benchStore }
+	type stores struct{ cold, warm benchStore }
 	crsplitTarget := func(name string, keys ...string) benchmarks.Target {
 		byFace := map[benchmarks.Face]stores{}
 		for _, f := range benchmarks.Faces {
