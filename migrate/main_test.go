@@ -16,7 +16,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	_ "github.com/helmstore/helmstore/cosmos"
 	"github.com/helmstore/helmstore/crsplit"
@@ -73,9 +75,16 @@ func ctx(t testing.TB) context.Context {
 }
 
 // open opens a store by HELM_DRIVER name on the server k, closed when t ends.
+// The Kubernetes client has no client-side rate limit, as the helmstore
+// command's (client-go's default of 5 requests a second would time the
+// limiter).
 func open(t testing.TB, k *kubeenv.Server, name, conn string) migrate.Store {
 	t.Helper()
-	s, err := migrate.Open(ctx(t), name, conn, k.Getter(kubeenv.Admin, "default"))
+	getter := k.Getter(kubeenv.Admin, "default").(*genericclioptions.ConfigFlags).WithWrapConfigFn(func(c *rest.Config) *rest.Config {
+		c.QPS = -1
+		return c
+	})
+	s, err := migrate.Open(ctx(t), name, conn, getter)
 	if err != nil {
 		t.Fatalf("open %s: %v", name, err)
 	}

@@ -9,9 +9,9 @@ import (
 	"helm.sh/helm/v4/pkg/cli"
 )
 
-// The commands' Kubernetes client allows bulkQPS requests a second unless
-// --qps or HELM_QPS says otherwise (client-go's own default of 5 is what
-// Helm leaves it at).
+// The commands' Kubernetes client has bulkQPS (no client-side limit)
+// unless --qps or HELM_QPS says otherwise (Helm leaves it at client-go's
+// own default of 5 a second).
 func TestQPS(t *testing.T) {
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1

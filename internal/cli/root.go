@@ -103,11 +103,13 @@ func (e *env) open(ctx context.Context, name, conn string) (migrate.Store, error
 }
 
 // bulkQPS is the rate of requests to the Kubernetes API the commands allow
-// themselves when neither --qps nor HELM_QPS sets one. Helm leaves it to
-// client-go, whose 5 per second held a move of 2,000 revisions out of
-// Secrets to 100 a minute (three requests each); the API server's priority
-// and fairness, not the client, protects the cluster.
-const bulkQPS = 50
+// themselves when neither --qps nor HELM_QPS sets one: no client-side
+// limit (-1), as crsplit takes for itself. Helm leaves it to client-go,
+// whose 5 a second held a move of 2,000 revisions out of Secrets to 100 a
+// minute (three requests each); the commands' parallelism (--parallel)
+// bounds the load, and the API server's priority and fairness protects
+// the cluster.
+const bulkQPS = -1
 
 // getter is the Kubernetes client configuration of Helm's flags and
 // environment, with bulkQPS when they set no rate.
