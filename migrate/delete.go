@@ -29,10 +29,7 @@ var ErrNotMoved = errors.New("not in the destination as in the source: kept")
 // AllowPending do not apply.
 func DeleteSource(ctx context.Context, from, to Store, opts Options) (Report, error) {
 	start := time.Now()
-	m := &mover{from: from, to: to, opts: opts}
-	if m.opts.Parallel <= 0 {
-		m.opts.Parallel = 4
-	}
+	m := newMover(from, to, opts)
 	revs, err := from.Revisions(ctx, opts.Namespace, opts.Release)
 	if err != nil {
 		return Report{}, fmt.Errorf("listing the source (%s): %w", from.Name(), err)
@@ -66,9 +63,6 @@ func DeleteSource(ctx context.Context, from, to Store, opts Options) (Report, er
 	}
 	rep.Elapsed = time.Since(start)
 	if err != nil {
-		return *rep, err
-	}
-	if err := ctx.Err(); err != nil {
 		return *rep, err
 	}
 	if all := slices.Concat(kept...); len(all) > 0 {

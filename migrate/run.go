@@ -136,10 +136,7 @@ const maxPasses = 10
 // again to finish.
 func Run(ctx context.Context, from, to Store, opts Options) (Report, error) {
 	start := time.Now()
-	m := &mover{from: from, to: to, opts: opts, done: map[revID]Revision{}, owned: map[revID]bool{}}
-	if m.opts.Parallel <= 0 {
-		m.opts.Parallel = 4
-	}
+	m := newMover(from, to, opts)
 	err := m.run(ctx)
 	m.report.Elapsed = time.Since(start)
 	return m.report, err
@@ -152,6 +149,14 @@ type revID struct {
 }
 
 func idOf(r Revision) revID { return revID{r.Namespace, r.Name, r.Version} }
+
+// newMover is a mover from from to to, opts.Parallel 4 when unset.
+func newMover(from, to Store, opts Options) *mover {
+	if opts.Parallel <= 0 {
+		opts.Parallel = 4
+	}
+	return &mover{from: from, to: to, opts: opts, done: map[revID]Revision{}, owned: map[revID]bool{}}
+}
 
 type mover struct {
 	from, to Store
