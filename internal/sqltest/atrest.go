@@ -34,7 +34,7 @@ func AtRest(name string, conn func(t testing.TB) string) drivertest.AtRest {
 		},
 		Holds: func(t *testing.T, s helm3.Store, secret []byte) bool {
 			db := BackendOf(t, s).DB()
-			for _, table := range []string{"helmstore_releases", "helmstore_labels", "helmstore_parts", "helmstore_part_chunks"} {
+			for _, table := range []string{"helmstore_releases", "helmstore_bodies", "helmstore_labels", "helmstore_parts", "helmstore_part_chunks"} {
 				if tableHolds(t, db, table, secret) {
 					return true
 				}

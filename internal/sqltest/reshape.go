@@ -17,9 +17,9 @@ type variant struct {
 }
 
 // reshapeHeadColumns are the columns of a head row the store reads,
-// besides its key.
+// besides its key (and its body, in helmstore_bodies).
 var reshapeHeadColumns = []string{"name", "version", "status", "owner", "created_at", "modified_at", "labels",
-	"chart_digest", "values_digest", "manifest_digest", "values_base", "manifest_base", "body"}
+	"chart_digest", "values_digest", "manifest_digest", "values_base", "manifest_base"}
 
 // Reshape damages the shape of rows (drivertest.Reshaper): a value set NULL
 // (the column's NOT NULL constraint dropped first, as a schema made by hand
@@ -61,17 +61,19 @@ func (tp tamperer) variants(tg drivertest.Target, shape drivertest.Shape) []vari
 	}
 	var out []variant
 	if tg.Key != "" {
-		const t = "helmstore_releases"
+		const t, body = "helmstore_releases", "helmstore_bodies"
 		switch shape {
 		case drivertest.MissingField:
 			for _, c := range reshapeHeadColumns {
 				out = append(out, null(t, c))
 			}
-			out = append(out, remove("helmstore_labels", "the release's helmstore_labels rows deleted (its labels column kept)"))
+			out = append(out, null(body, "body"),
+				remove(body, "the release's helmstore_bodies row deleted (its head row kept)"),
+				remove("helmstore_labels", "the release's helmstore_labels rows deleted (its labels column kept)"))
 		case drivertest.WrongType:
 			if sqlite {
 				out = append(out, set(t, "version", "'x'"), set(t, "version", "1.5"), set(t, "created_at", "'x'"),
-					set(t, "modified_at", "X'00'"), set(t, "body", "42"), set(t, "chart_digest", "42"), set(t, "labels", "42"))
+					set(t, "modified_at", "X'00'"), set(body, "body", "42"), set(t, "chart_digest", "42"), set(t, "labels", "42"))
 			}
 		}
 		return out

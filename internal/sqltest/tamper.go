@@ -1,6 +1,7 @@
 package sqltest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -29,14 +30,28 @@ func (tp tamperer) exec(ctx context.Context, q string, args ...any) (int64, erro
 
 func (tp tamperer) Head(ctx context.Context, ns, key string) (drivertest.StoredHead, error) {
 	var h drivertest.StoredHead
-	err := tp.b.DB().QueryRowContext(ctx, tp.b.Dialect().Rebind("SELECT body, chart_digest, values_digest, manifest_digest FROM helmstore_releases WHERE namespace = ? AND release_key = ?"), ns, key).
+	err := tp.b.DB().QueryRowContext(ctx, tp.b.Dialect().Rebind("SELECT b.body, r.chart_digest, r.values_digest, r.manifest_digest FROM helmstore_releases r JOIN helmstore_bodies b ON b.namespace = r.namespace AND b.release_key = r.release_key WHERE r.namespace = ? AND r.release_key = ?"), ns, key).
 		Scan(&h.Body, &h.Chart, &h.Values, &h.Manifest)
 	return h, err
 }
 
 func (tp tamperer) SetHead(ctx context.Context, ns, key string, h drivertest.StoredHead) error {
-	return tp.update(ctx, "UPDATE helmstore_releases SET body = ?, chart_digest = ?, values_digest = ?, manifest_digest = ? WHERE namespace = ? AND release_key = ?",
-		h.Body, h.Chart, h.Values, h.Manifest, ns, key)
+	// Each table only where h differs from what it holds: MySQL counts
+	// the rows a statement changed, not those it matched.
+	old, err := tp.Head(ctx, ns, key)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(old.Body, h.Body) {
+		if err := tp.update(ctx, "UPDATE helmstore_bodies SET body = ? WHERE namespace = ? AND release_key = ?", h.Body, ns, key); err != nil {
+			return err
+		}
+	}
+	if old.Chart == h.Chart && old.Values == h.Values && old.Manifest == h.Manifest {
+		return nil
+	}
+	return tp.update(ctx, "UPDATE helmstore_releases SET chart_digest = ?, values_digest = ?, manifest_digest = ? WHERE namespace = ? AND release_key = ?",
+		h.Chart, h.Values, h.Manifest, ns, key)
 }
 
 func (tp tamperer) Part(ctx context.Context, ns, d string) ([]byte, error) {

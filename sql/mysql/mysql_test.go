@@ -81,7 +81,7 @@ func TestMySQLLockWaitTimeoutIsRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := otx.Exec("INSERT INTO helmstore_releases (namespace, release_key, name, version, status, owner, created_at, labels, chart_digest, values_digest, manifest_digest, body) VALUES ('default', ?, 'app', 1, 'x', 'helm', 0, '{}', '', '', '', '')", sqltest.Key("app", 1)); err != nil {
+	if _, err := otx.Exec("INSERT INTO helmstore_releases (namespace, release_key, name, version, status, owner, created_at, labels, chart_digest, values_digest, manifest_digest) VALUES ('default', ?, 'app', 1, 'x', 'helm', 0, '{}', '', '', '')", sqltest.Key("app", 1)); err != nil {
 		t.Fatal(err)
 	}
 	go func() {

@@ -8,7 +8,7 @@ import (
 
 // storeTables are the tables a store keeps releases in, each with a
 // namespace column.
-var storeTables = []string{"helmstore_releases", "helmstore_labels", "helmstore_parts", "helmstore_part_chunks"}
+var storeTables = []string{"helmstore_releases", "helmstore_bodies", "helmstore_labels", "helmstore_parts", "helmstore_part_chunks"}
 
 // NamespaceAccess returns the SQL statements, for the owner of the store's
 // tables to run once the store has been opened (and its schema made), that
@@ -22,7 +22,10 @@ var storeTables = []string{"helmstore_releases", "helmstore_labels", "helmstore_
 // every namespace; any other role needs a policy of its own (these
 // statements, or BYPASSRLS) once they have run. To role, the releases of
 // other namespaces do not exist: reads there find nothing, and writing a
-// release there is refused with driver.ErrAccessDenied.
+// release there is refused with driver.ErrAccessDenied. A schema migration
+// that adds a table (helmstore_bodies, in schema version 4) leaves a role
+// confined before it without a grant there, so that its reads are refused
+// rather than widened: run the statements again after upgrading.
 func NamespaceAccess(schema, role string, namespaces ...string) []string {
 	sch := pgx.Identifier{schema}.Sanitize()
 	r := pgx.Identifier{role}.Sanitize()

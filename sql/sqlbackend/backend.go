@@ -37,7 +37,20 @@ type backend struct {
 
 var _ driver.Backend = (*backend)(nil)
 
-const headColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base, body`
+// releaseColumns are a head's columns in helmstore_releases, the table a
+// listing reads: all of it but its body.
+const releaseColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base`
+
+// headColumns are the names of a head's columns as Heads reads them:
+// releaseColumns and its body, kept in helmstore_bodies under the same
+// namespace and key (selectHead).
+const headColumns = releaseColumns + `, body`
+
+// selectHead is the select list of headColumns over helmstore_releases
+// aliased r: the body a subquery, NULL if the body's row is missing (the
+// head then reads as corrupt rather than vanishing, and stays deletable).
+var selectHead = prefixed("r.", releaseColumns) +
+	", (SELECT b.body FROM helmstore_bodies b WHERE b.namespace = r.namespace AND b.release_key = r.release_key) AS body"
 
 // DB returns the connection pool the backend uses.
 func (b *backend) DB() *stdsql.DB { return b.db }

@@ -15,8 +15,8 @@ import (
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
-// A head row whose labels column is not JSON, or whose digest is not hex,
-// no longer fails every read of its namespace: the backend returns it with
+// A head row whose labels column is not JSON, whose digest is not hex, or
+// whose body row is missing, no longer fails every read of its namespace: the backend returns it with
 // Err (corrupt, naming the release) next to the readable ones, and Delete
 // removes it with its labels. Before, Heads failed as a whole, so List of
 // the namespace failed and the release could not be deleted.
@@ -30,6 +30,7 @@ func TestGarbledHeadRow(t *testing.T) {
 	}{
 		{"labels", "UPDATE helmstore_releases SET labels = '{not json' WHERE namespace = ? AND release_key = ?", true},
 		{"digest", "UPDATE helmstore_releases SET values_digest = 'not-a-hex-digest' WHERE namespace = ? AND release_key = ?", false},
+		{"body", "DELETE FROM helmstore_bodies WHERE namespace = ? AND release_key = ?", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sqlBackends(t, func(t *testing.T, s helm3.Store, b *sqlbackend.Backend) {
@@ -77,7 +78,7 @@ func TestGarbledHeadRow(t *testing.T) {
 				if h.Key != sqltest.Key("bad", 1) || h.Err == nil {
 					t.Fatalf("delete returned head %q with Err %v", h.Key, h.Err)
 				}
-				for _, table := range []string{"helmstore_releases", "helmstore_labels"} {
+				for _, table := range []string{"helmstore_releases", "helmstore_bodies", "helmstore_labels"} {
 					var n int
 					if err := b.DB().QueryRowContext(ctx, b.Dialect().Rebind("SELECT COUNT(*) FROM "+table+" WHERE namespace = ? AND release_key = ?"), "default", sqltest.Key("bad", 1)).Scan(&n); err != nil {
 						t.Fatal(err)
@@ -105,4 +106,37 @@ func TestGarbledHeadRow(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A body row whose head row is gone (a hand at the database, a partial
+// restore) is not a release: the release is not found, and creating it
+// again replaces the stale body rather than failing as a duplicate.
+func TestOrphanBodyRow(t *testing.T) {
+	sqlBackends(t, func(t *testing.T, s helm3.Store, b *sqlbackend.Backend) {
+		ctx := context.Background()
+		old := sqltest.Release("app", "default", 1)
+		old.Info.Description = "the old one"
+		if err := s.Create(sqltest.Key("app", 1), old); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Exec(ctx, "DELETE FROM helmstore_releases WHERE namespace = ? AND release_key = ?", "default", sqltest.Key("app", 1)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Get(sqltest.Key("app", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+			t.Fatalf("Get with only a body row: %v; want ErrReleaseNotFound", err)
+		}
+		r := sqltest.Release("app", "default", 1)
+		r.Info.Description = "the new one"
+		if err := s.Create(sqltest.Key("app", 1), r); err != nil {
+			t.Fatalf("Create over an orphan body row: %v", err)
+		}
+		got, err := s.Get(sqltest.Key("app", 1))
+		if err != nil || got.Info.Description != "the new one" {
+			t.Fatalf("Get after Create: %v, %+v; want the new release", err, got)
+		}
+		var n int
+		if err := b.DB().QueryRowContext(ctx, b.Dialect().Rebind("SELECT COUNT(*) FROM helmstore_bodies WHERE namespace = ?"), "default").Scan(&n); err != nil || n != 1 {
+			t.Fatalf("%d body rows (%v); want 1", n, err)
+		}
+	})
 }

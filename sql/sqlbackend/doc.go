@@ -11,7 +11,9 @@
 //
 // # Storage
 //
-// A release is one row in helmstore_releases (its head), its custom labels
+// A release is one row in helmstore_releases (its head: what a listing
+// reads) and one in helmstore_bodies (the head's sealed body, kept apart so
+// that listing many releases reads few pages), its custom labels
 // are rows in helmstore_labels (indexed, so Query runs in the database), and
 // its chart, values and manifest are content-addressed rows in helmstore_parts
 // with their bytes in helmstore_part_chunks, stored once per namespace and

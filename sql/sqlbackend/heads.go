@@ -186,7 +186,7 @@ func headQuery(q driver.Query) (string, []any) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	query := "SELECT " + prefixed("r.", headColumns) + " FROM helmstore_releases r"
+	query := "SELECT " + selectHead + " FROM helmstore_releases r"
 	if len(keys) > 0 {
 		// One pass over the labels table whatever the number of labels: the
 		// releases with a row for every (key, value) asked for. The primary
@@ -236,9 +236,10 @@ func prefixed(p, cols string) string {
 	return strings.Join(parts, ", ")
 }
 
-// lockHead reads and locks the head stored under ns and key.
+// lockHead reads and locks the head stored under ns and key (its row of
+// helmstore_releases: writers of a release lock it before its body).
 func (b *backend) lockHead(ctx context.Context, tx *stdsql.Tx, ns, key string) (*driver.Head, error) {
-	rows, err := b.query(ctx, tx, "SELECT "+headColumns+" FROM helmstore_releases WHERE namespace = ? AND release_key = ?"+b.d.ForUpdate, ns, key)
+	rows, err := b.query(ctx, tx, "SELECT "+selectHead+" FROM helmstore_releases r WHERE r.namespace = ? AND r.release_key = ?"+b.d.ForUpdate, ns, key)
 	if err != nil {
 		return nil, err
 	}

@@ -90,14 +90,16 @@ func seedHeads(b testing.TB, s helm3.Store, be *sqlbackend.Backend) {
 	}
 	var body []byte
 	var chart, values, manifest string
-	q := be.Dialect().Rebind("SELECT body, chart_digest, values_digest, manifest_digest FROM helmstore_releases WHERE namespace = 'seed'")
+	q := be.Dialect().Rebind("SELECT b.body, r.chart_digest, r.values_digest, r.manifest_digest FROM helmstore_releases r JOIN helmstore_bodies b ON b.namespace = r.namespace AND b.release_key = r.release_key WHERE r.namespace = 'seed'")
 	if err := be.DB().QueryRowContext(ctx, q).Scan(&body, &chart, &values, &manifest); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := be.Exec(ctx, "DELETE FROM helmstore_releases WHERE namespace = 'seed'"); err != nil {
-		b.Fatal(err)
+	for _, table := range []string{"helmstore_releases", "helmstore_bodies"} {
+		if _, err := be.Exec(ctx, "DELETE FROM "+table+" WHERE namespace = 'seed'"); err != nil {
+			b.Fatal(err)
+		}
 	}
-	const cols = "namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, body, has_summary, chart_name, chart_version, app_version, updated, description"
+	const cols = "namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, has_summary, chart_name, chart_version, app_version, updated, description"
 	n := strings.Count(cols, ",") + 1
 	row := "(" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
 	tx, err := be.BeginTx(ctx)
@@ -106,8 +108,8 @@ func seedHeads(b testing.TB, s helm3.Store, be *sqlbackend.Backend) {
 	}
 	defer tx.Rollback()
 	const batch = 500
-	var rows []string
-	var args []any
+	var rows, bodyRows []string
+	var args, bodyArgs []any
 	flush := func() {
 		if len(rows) == 0 {
 			return
@@ -115,7 +117,10 @@ func seedHeads(b testing.TB, s helm3.Store, be *sqlbackend.Backend) {
 		if _, err := be.ExecTx(ctx, tx, "INSERT INTO helmstore_releases ("+cols+") VALUES "+strings.Join(rows, ","), args...); err != nil {
 			b.Fatal(err)
 		}
-		rows, args = rows[:0], args[:0]
+		if _, err := be.ExecTx(ctx, tx, "INSERT INTO helmstore_bodies (namespace, release_key, body) VALUES "+strings.Join(bodyRows, ","), bodyArgs...); err != nil {
+			b.Fatal(err)
+		}
+		rows, args, bodyRows, bodyArgs = rows[:0], args[:0], bodyRows[:0], bodyArgs[:0]
 	}
 	updated := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	for i := range listReleases {
@@ -127,8 +132,10 @@ func seedHeads(b testing.TB, s helm3.Store, be *sqlbackend.Backend) {
 			}
 			t := updated.Add(time.Duration(i*listRevisions+v) * time.Second)
 			rows = append(rows, row)
-			args = append(args, ns, driver.MakeKey(name, v), name, v, status, "helm", t.Unix(), t.Unix(), "{}", chart, values, manifest, body,
+			args = append(args, ns, driver.MakeKey(name, v), name, v, status, "helm", t.Unix(), t.Unix(), "{}", chart, values, manifest,
 				true, "web-app", "1.2.3", "4.5.6", t.Format(time.RFC3339Nano), "Upgrade complete")
+			bodyRows = append(bodyRows, "(?,?,?)")
+			bodyArgs = append(bodyArgs, ns, driver.MakeKey(name, v), body)
 			if len(rows) == batch {
 				flush()
 			}

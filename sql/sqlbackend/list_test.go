@@ -19,8 +19,9 @@ import (
 )
 
 // preSummaryColumns are the columns of helmstore_releases before the
-// migration that added the summary: what a store of that schema wrote.
-const preSummaryColumns = "namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base, body"
+// migration that added the summary (less the body, in helmstore_bodies
+// since): what a store of that schema wrote.
+const preSummaryColumns = "namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base"
 
 // A row written before the summary columns existed (by a store of the
 // schema before them, which leaves them to their defaults) lists as one

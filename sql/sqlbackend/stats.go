@@ -18,15 +18,20 @@ func (b *backend) stats(ctx context.Context, ns string) (driver.Stats, error) {
 	if ns != "" {
 		where, args = " WHERE namespace = ?", []any{ns}
 	}
-	row := b.db.QueryRowContext(ctx, b.d.Rebind("SELECT COUNT(*), COALESCE(SUM(LENGTH(body) + LENGTH(labels)), 0) FROM helmstore_releases"+where), args...)
+	row := b.db.QueryRowContext(ctx, b.d.Rebind("SELECT COUNT(*), COALESCE(SUM(LENGTH(labels)), 0) FROM helmstore_releases"+where), args...)
 	if err := row.Scan(&s.Releases, &s.HeadBytes); err != nil {
 		return s, err
 	}
-	var labelBytes int64
-	if err := b.db.QueryRowContext(ctx, b.d.Rebind("SELECT COALESCE(SUM(LENGTH(label_key) + LENGTH(label_value)), 0) FROM helmstore_labels"+where), args...).Scan(&labelBytes); err != nil {
-		return s, err
+	for _, q := range []string{
+		"SELECT COALESCE(SUM(LENGTH(body)), 0) FROM helmstore_bodies",
+		"SELECT COALESCE(SUM(LENGTH(label_key) + LENGTH(label_value)), 0) FROM helmstore_labels",
+	} {
+		var n int64
+		if err := b.db.QueryRowContext(ctx, b.d.Rebind(q+where), args...).Scan(&n); err != nil {
+			return s, err
+		}
+		s.HeadBytes += n
 	}
-	s.HeadBytes += labelBytes
 	rows, err := b.query(ctx, b.db, "SELECT kind, COUNT(*), COALESCE(SUM(raw_size), 0) FROM helmstore_parts"+where+" GROUP BY kind", args...)
 	if err != nil {
 		return s, err

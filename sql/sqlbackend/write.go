@@ -47,7 +47,7 @@ func (b *backend) insertLabels(ctx context.Context, tx *stdsql.Tx, h *driver.Hea
 // labelBatch is how many labels one INSERT writes.
 const labelBatch = 500
 
-// Create inserts the head with its summary (summaryValues), its labels and
+// Create inserts the head with its summary (summaryValues), its body, its labels and
 // a reference to each part, writing the bytes of parts the namespace does
 // not hold yet, in one transaction.
 // Every part h references must be in parts (driver.DiffParts): a part the
@@ -66,12 +66,15 @@ func (b *backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Pa
 	t := h.DigestText()
 	return b.tx(ctx, func(tx *stdsql.Tx) error {
 		args := append([]any{h.Namespace, h.Key, h.Name, h.Version, h.Status, h.Owner, h.CreatedAt, h.ModifiedAt, labels,
-			t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase, h.Body}, summaryValues(h)...)
-		_, err := b.exec(ctx, tx, "INSERT INTO helmstore_releases ("+headColumns+", "+summaryColumns+") VALUES ("+placeholders(len(args))+")", args...)
+			t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase}, summaryValues(h)...)
+		_, err := b.exec(ctx, tx, "INSERT INTO helmstore_releases ("+releaseColumns+", "+summaryColumns+") VALUES ("+placeholders(len(args))+")", args...)
 		if err != nil {
 			if b.d.IsUnique(err) {
 				return driver.ErrReleaseExists
 			}
+			return err
+		}
+		if err := b.putBody(ctx, tx, h); err != nil {
 			return err
 		}
 		if err := b.insertLabels(ctx, tx, h); err != nil {
@@ -81,7 +84,7 @@ func (b *backend) Create(ctx context.Context, h *driver.Head, parts []*driver.Pa
 	})
 }
 
-// Update replaces the head and its summary, its labels when they changed,
+// Update replaces the head, its summary and its body, its labels when they changed,
 // and the references of parts that changed (driver.DiffParts against the
 // locked old head), in one transaction. The UPDATE leaves created_at as stored.
 func (b *backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
@@ -102,12 +105,15 @@ func (b *backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Pa
 		if err != nil {
 			return err
 		}
-		args := append([]any{h.Name, h.Version, h.Status, h.Owner, h.ModifiedAt, labels, t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase, h.Body},
+		args := append([]any{h.Name, h.Version, h.Status, h.Owner, h.ModifiedAt, labels, t.Chart, t.Values, t.Manifest, t.ValuesBase, t.ManifestBase},
 			summaryValues(h)...)
 		if _, err := b.exec(ctx, tx, `UPDATE helmstore_releases SET name = ?, version = ?, status = ?, owner = ?, modified_at = ?, labels = ?,
-			chart_digest = ?, values_digest = ?, manifest_digest = ?, values_base = ?, manifest_base = ?, body = ?,
+			chart_digest = ?, values_digest = ?, manifest_digest = ?, values_base = ?, manifest_base = ?,
 			has_summary = ?, chart_name = ?, chart_version = ?, app_version = ?, updated = ?, description = ? WHERE namespace = ? AND release_key = ?`,
 			append(args, h.Namespace, h.Key)...); err != nil {
+			return err
+		}
+		if err := b.putBody(ctx, tx, h); err != nil {
 			return err
 		}
 		if old.Err != nil || !driver.SameLabels(old.Labels, h.Labels) {
@@ -122,7 +128,7 @@ func (b *backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Pa
 	})
 }
 
-// Delete removes the head and its labels and drops its part references,
+// Delete removes the head, its body and its labels and drops its part references,
 // reading the frames the caller lacks first, in one transaction
 // (driver.PlanDelete: a head that does not verify, unreadable or its seal
 // broken, is removed with its labels only, since the parts its digests name
@@ -139,8 +145,10 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(driver.D
 		if frames, err = b.readParts(ctx, tx, read); err != nil {
 			return err
 		}
-		if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_releases WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
-			return err
+		for _, table := range []string{"helmstore_releases", "helmstore_bodies"} {
+			if _, err := b.exec(ctx, tx, "DELETE FROM "+table+" WHERE namespace = ? AND release_key = ?", ns, key); err != nil {
+				return err
+			}
 		}
 		// A head that could not be read (Err) may have labels rows its
 		// labels column does not show.
@@ -161,5 +169,18 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(driver.D
 // key.
 func (b *backend) deleteLabels(ctx context.Context, tx *stdsql.Tx, ns, key string) error {
 	_, err := b.exec(ctx, tx, "DELETE FROM helmstore_labels WHERE namespace = ? AND release_key = ?", ns, key)
+	return err
+}
+
+// putBody stores h's body, replacing the row stored under its namespace
+// and key if there is one: a body whose head was lost (damage, or a hand
+// at the database) must not make the release's Create fail as a duplicate.
+// The caller holds the head's row, inserted or locked.
+func (b *backend) putBody(ctx context.Context, tx *stdsql.Tx, h *driver.Head) error {
+	upsert := " ON DUPLICATE KEY UPDATE body = VALUES(body)"
+	if b.d.Returning {
+		upsert = " ON CONFLICT (namespace, release_key) DO UPDATE SET body = excluded.body"
+	}
+	_, err := b.exec(ctx, tx, "INSERT INTO helmstore_bodies (namespace, release_key, body) VALUES (?, ?, ?)"+upsert, h.Namespace, h.Key, h.Body)
 	return err
 }

@@ -72,7 +72,8 @@ func TestCorruptedBytes(t *testing.T) {
 	check("a part whose bytes do not match its digest", values)
 	corrupt("DELETE FROM helmstore_part_chunks WHERE digest = ?", values)
 	check("a missing part", "missing")
-	corrupt("UPDATE helmstore_releases SET values_digest = '', body = ? WHERE release_key = ?", []byte{7, 7, 7}, sqltest.Key("bad", 1))
+	corrupt("UPDATE helmstore_releases SET values_digest = '' WHERE release_key = ?", sqltest.Key("bad", 1))
+	corrupt("UPDATE helmstore_bodies SET body = ? WHERE release_key = ?", []byte{7, 7, 7}, sqltest.Key("bad", 1))
 	check("a garbled head", "corrupted")
 	corrupt("UPDATE helmstore_releases SET labels = '{not json' WHERE release_key = ?", sqltest.Key("bad", 1))
 	if _, err := s.Get(sqltest.Key("bad", 1)); err == nil || !strings.Contains(err.Error(), sqltest.Key("bad", 1)) {
