@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
 // AtRest returns drivertest.RunAtRest's harness for the SQL driver name: a
@@ -34,7 +35,7 @@ func AtRest(name string, conn func(t testing.TB) string) drivertest.AtRest {
 		},
 		Holds: func(t *testing.T, s helm3.Store, secret []byte) bool {
 			db := BackendOf(t, s).DB()
-			for _, table := range []string{"helmstore_releases", "helmstore_bodies", "helmstore_labels", "helmstore_parts", "helmstore_part_chunks"} {
+			for _, table := range sqlbackend.Tables() {
 				if tableHolds(t, db, table, secret) {
 					return true
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 
 // Open opens the store name at conn, failing t if it cannot.
@@ -75,7 +76,7 @@ func mysqlAddrs(conn string, proxy drivertest.ProxyFunc) (string, error) {
 // restore of an empty database would; the schema stays.
 func Wipe(t *testing.T, s helm3.Store) {
 	b := BackendOf(t, s)
-	for _, table := range []string{"helmstore_part_chunks", "helmstore_parts", "helmstore_labels", "helmstore_bodies", "helmstore_releases"} {
+	for _, table := range sqlbackend.Tables() {
 		if _, err := b.DB().ExecContext(context.Background(), "DELETE FROM "+table); err != nil {
 			t.Fatalf("wipe %s: %v", table, err)
 		}

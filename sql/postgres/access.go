@@ -3,12 +3,9 @@ package postgres
 import (
 	"strings"
 
+	"github.com/helmstore/helmstore/sql/sqlbackend"
 	"github.com/jackc/pgx/v5"
 )
-
-// storeTables are the tables a store keeps releases in, each with a
-// namespace column.
-var storeTables = []string{"helmstore_releases", "helmstore_bodies", "helmstore_labels", "helmstore_parts", "helmstore_part_chunks"}
 
 // NamespaceAccess returns the SQL statements, for the owner of the store's
 // tables to run once the store has been opened (and its schema made), that
@@ -37,8 +34,8 @@ func NamespaceAccess(schema, role string, namespaces ...string) []string {
 	if len(namespaces) == 0 {
 		in = "false"
 	}
-	tables := make([]string, len(storeTables))
-	for i, t := range storeTables {
+	tables := sqlbackend.Tables()
+	for i, t := range tables {
 		tables[i] = sch + "." + pgx.Identifier{t}.Sanitize()
 	}
 	out := []string{

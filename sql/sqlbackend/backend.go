@@ -37,6 +37,13 @@ type backend struct {
 
 var _ driver.Backend = (*backend)(nil)
 
+// Tables returns the tables a store keeps releases in, each with a
+// namespace column (the schema's version table aside): what a grant or
+// policy confining a role to namespaces must cover.
+func Tables() []string {
+	return []string{"helmstore_releases", "helmstore_bodies", "helmstore_labels", "helmstore_parts", "helmstore_part_chunks"}
+}
+
 // releaseColumns are a head's columns in helmstore_releases, the table a
 // listing reads: all of it but its body.
 const releaseColumns = `namespace, release_key, name, version, status, owner, created_at, modified_at, labels, chart_digest, values_digest, manifest_digest, values_base, manifest_base`

@@ -18,19 +18,18 @@ func (b *backend) stats(ctx context.Context, ns string) (driver.Stats, error) {
 	if ns != "" {
 		where, args = " WHERE namespace = ?", []any{ns}
 	}
-	row := b.db.QueryRowContext(ctx, b.d.Rebind("SELECT COUNT(*), COALESCE(SUM(LENGTH(labels)), 0) FROM helmstore_releases"+where), args...)
-	if err := row.Scan(&s.Releases, &s.HeadBytes); err != nil {
-		return s, err
+	// The heads' count and bytes (labels column, body, labels rows) in one
+	// statement: each table a scalar subquery under the same filter.
+	q := "SELECT (SELECT COUNT(*) FROM helmstore_releases" + where + "), " +
+		"(SELECT COALESCE(SUM(LENGTH(labels)), 0) FROM helmstore_releases" + where + ") + " +
+		"(SELECT COALESCE(SUM(LENGTH(body)), 0) FROM helmstore_bodies" + where + ") + " +
+		"(SELECT COALESCE(SUM(LENGTH(label_key) + LENGTH(label_value)), 0) FROM helmstore_labels" + where + ")"
+	var all []any
+	for range 4 {
+		all = append(all, args...)
 	}
-	for _, q := range []string{
-		"SELECT COALESCE(SUM(LENGTH(body)), 0) FROM helmstore_bodies",
-		"SELECT COALESCE(SUM(LENGTH(label_key) + LENGTH(label_value)), 0) FROM helmstore_labels",
-	} {
-		var n int64
-		if err := b.db.QueryRowContext(ctx, b.d.Rebind(q+where), args...).Scan(&n); err != nil {
-			return s, err
-		}
-		s.HeadBytes += n
+	if err := b.db.QueryRowContext(ctx, b.d.Rebind(q), all...).Scan(&s.Releases, &s.HeadBytes); err != nil {
+		return s, err
 	}
 	rows, err := b.query(ctx, b.db, "SELECT kind, COUNT(*), COALESCE(SUM(raw_size), 0) FROM helmstore_parts"+where+" GROUP BY kind", args...)
 	if err != nil {
