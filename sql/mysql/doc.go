@@ -42,4 +42,8 @@
 // reads it from HELM_DRIVER_MYSQL_CONNECTION_STRING.
 //
 // The tables, and how releases are stored in them, are package sqlbackend's.
+//
+// An account confined to some namespaces opens the store on a database of
+// views that NamespaceAccess makes: to it other namespaces' releases do not
+// exist, and writing one there is driver.ErrAccessDenied.
 package mysql

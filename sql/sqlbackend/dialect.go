@@ -100,8 +100,9 @@ type Dialect struct {
 	OneConnection bool
 	// Prepare, when set, runs once the connection is checked and before
 	// migrating, to adapt the dialect to the database (MySQL sizes
-	// MaxChunk to the server's max_allowed_packet). It changes d, Open's
-	// copy of the dialect.
+	// MaxChunk to the server's max_allowed_packet, and drops its index
+	// hints where its tables are views). It changes d, Open's copy of the
+	// dialect.
 	Prepare func(ctx context.Context, db *stdsql.DB, d *Dialect) error
 	// LockMigrations holds a lock across processes while migrating: a goose
 	// session locker, or nil and an unlock function for a lock of its own.
