@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
@@ -22,7 +23,8 @@ import (
 // a store whose client dials the API server through the suite's proxy
 // (over HTTP/2, as client-go speaks to an API server, except under
 // LostReply); Wipe deletes every helmstore object behind the stores' backs;
-// Denied opens a store with a token the API server does not know.
+// Denied opens a store with a token the API server does not know;
+// Confined, a store of a user bound to the shipped Role in team-a alone.
 func TestConformance(t *testing.T) {
 	drivertest.Run(t, harness(t))
 }
@@ -89,6 +91,17 @@ func harness(t *testing.T, base ...helm3.Option) drivertest.Harness {
 			}
 			return s.Namespace(helm3.DefaultNamespace), nil
 		},
+		// A user bound to the shipped Role in each namespace (confine).
+		Confined: func(t *testing.T, _ helm3.Store, namespaces ...string) (helm3.Store, error) {
+			for _, ns := range namespaces {
+				confine(t, k, ns)
+			}
+			s, err := openStore(ctxT(t), k.Config(confinedUser), with(nil)...)
+			if err != nil {
+				return nil, err
+			}
+			return s.Namespace(helm3.DefaultNamespace), nil
+		},
 		Tamper: func(t *testing.T, s helm3.Store) drivertest.Tamperer {
 			return newTamperer(kubeBackendOf(s))
 		},
@@ -133,5 +146,23 @@ func wipeNamespace(t testing.TB, b *kubeBackend, ns string) {
 		if err := b.c.rc.Delete().Namespace(ns).Resource(res).Body(&metav1.DeleteOptions{}).Do(ctxT(t)).Error(); err != nil {
 			t.Fatalf("wipe %s in %s: %v", res, ns, err)
 		}
+	}
+}
+
+// confinedUser is the user of Harness.Confined's stores: no other test
+// binds it anywhere.
+const confinedUser = "dave"
+
+// confine binds the shipped Role in ns to confinedUser, unless a test
+// before did.
+func confine(t *testing.T, k *kubeenv.Server, ns string) {
+	t.Helper()
+	_, err := kubeClient(t, k, kubeenv.Admin).RbacV1().RoleBindings(ns).Get(ctxT(t), RBACName+"-"+confinedUser, metav1.GetOptions{})
+	switch {
+	case err == nil:
+	case apierrors.IsNotFound(err):
+		bindRole(t, k, ns, confinedUser, nil)
+	default:
+		t.Fatal(err)
 	}
 }

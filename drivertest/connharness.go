@@ -40,6 +40,10 @@ type ConnectionStrings struct {
 	// conn whose credentials or rights the service refuses, for
 	// Harness.Denied.
 	Deny func(t *testing.T, conn string) string
+	// Confine, if set, returns a connection string over the same data as
+	// conn whose credentials the service confines to namespaces, for
+	// Harness.Confined.
+	Confine func(t *testing.T, conn string, namespaces ...string) string
 	// Options are applied to the stores Open opens (Reopen, Proxied and
 	// Denied apply their own).
 	Options []helm3.Option
@@ -47,7 +51,7 @@ type ConnectionStrings struct {
 
 // Harness returns a Harness whose Open opens a store on c.New's connection
 // string and whose Reopen opens the same string again (its own connections,
-// opts applied), with Proxied and Denied set where c says how. Tamper and
+// opts applied), with Proxied, Denied and Confined set where c says how. Tamper and
 // Wipe are left to the caller.
 func (c ConnectionStrings) Harness() Harness {
 	var mu sync.Mutex
@@ -86,6 +90,11 @@ func (c ConnectionStrings) Harness() Harness {
 	if c.Deny != nil {
 		h.Denied = func(t *testing.T, s helm3.Store, opts ...helm3.Option) (helm3.Store, error) {
 			return helm3.Open(context.Background(), c.Name, c.Deny(t, connOf(t, s)), append(slices.Clone(c.Options), opts...)...)
+		}
+	}
+	if c.Confine != nil {
+		h.Confined = func(t *testing.T, s helm3.Store, namespaces ...string) (helm3.Store, error) {
+			return helm3.Open(context.Background(), c.Name, c.Confine(t, connOf(t, s), namespaces...), c.Options...)
 		}
 	}
 	return h

@@ -55,19 +55,22 @@
 //  18. access denied (Harness.Denied): a store with credentials or rights
 //     the service refuses gets driver.ErrAccessDenied, never "not found"
 //     nor driver.ErrUnavailable, and changes nothing;
-//  19. collection: Collect (helm3's, helm4's), run again and again by another store
+//  19. confinement (Harness.Confined): a store whose credentials are
+//     confined to one namespace works there, never returns a release of
+//     another, is refused a Create there, and changes nothing there;
+//  20. collection: Collect (helm3's, helm4's), run again and again by another store
 //     while releases sharing parts are upgraded and uninstalled (and after
 //     each lost reply), removes nothing a release or a write in flight
 //     uses: exact part counts after.
 //
 // and, once, on the Helm 4 run:
-//  20. Helm 4 releases (the Helm 4 face alone): every field only Helm 4
+//  21. Helm 4 releases (the Helm 4 face alone): every field only Helm 4
 //     has (ApplyMethod, Info.RollbackRevision, the chart's and its files'
 //     mod times), times in any zone, a release given as value or pointer,
 //     read back deep-equal to what Helm 4's own Secrets driver gives;
 //     anything but a v1 release refused with helm4.ErrUnsupportedRelease,
 //     never a panic, and nothing stored;
-//  21. cross-version: one backend under both faces, against Helm 3's and
+//  22. cross-version: one backend under both faces, against Helm 3's and
 //     Helm 4's Secrets drivers over one set of Secrets: written through
 //     either Helm and read through the other (on one store and on a
 //     reopened one), a Helm 3 update of a Helm 4 release (which loses
@@ -78,8 +81,8 @@
 // tests that need them, how to reopen one over the same data (Reopen),
 // damage what it stored (Tamper, a Tamperer, and a Reshaper for the shape
 // of records), reach it through a proxy the suite controls (Proxied),
-// erase its data (Wipe) and open it with credentials the service refuses
-// (Denied). ConnectionStrings builds the Open and Reopen of a backend
+// erase its data (Wipe), open it with credentials the service refuses
+// (Denied) and with credentials confined to namespaces (Confined). ConnectionStrings builds the Open and Reopen of a backend
 // opened by connection string.
 package drivertest
 
@@ -133,6 +136,11 @@ type Harness struct {
 	// rights the service refuses (see the type). The access-denied test
 	// needs it.
 	Denied Denied
+
+	// Confined opens a store over the same data as s with credentials
+	// confined to some namespaces (see the type). The confinement test
+	// needs it.
+	Confined Confined
 
 	// Parallel says that the stores Open returns are independent of each
 	// other (and Wipe, if set, wipes only the store it is given): Run then
@@ -191,6 +199,7 @@ var suite = []suiteTest{
 	{"TwoStores", testTwoStores},
 	{"Deadlines", testDeadlines},
 	{"AccessDenied", testAccessDenied},
+	{"Confinement", testConfinement},
 	{"Summaries", testSummaries},
 }
 

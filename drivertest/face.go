@@ -110,5 +110,14 @@ func (h Harness) onFace(f *face) Harness {
 			return put(t, ds), nil
 		}
 	}
+	if h.Confined != nil {
+		out.Confined = func(t *testing.T, s helm3.Store, namespaces ...string) (helm3.Store, error) {
+			cs, err := h.Confined(t, origOf(s), namespaces...)
+			if err != nil {
+				return nil, err
+			}
+			return put(t, cs), nil
+		}
+	}
 	return out
 }

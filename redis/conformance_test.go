@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -42,7 +43,8 @@ func withPrefix(t testing.TB, conn string) string {
 // harness returns the conformance harness over the server at base: a new
 // key prefix for each Open, another client over it for Reopen and
 // Proxied (whose every connection, to a server, a Sentinel or a Cluster
-// node, is dialled through the proxy); Wipe deletes the prefix's keys.
+// node, is dialled through the proxy); Wipe deletes the prefix's keys;
+// Confined is a user of NamespaceACL (confineACL).
 func harness(base func(t testing.TB) string, opts ...helm3.Option) drivertest.Harness {
 	var mu sync.Mutex
 	conns := map[helm3.Store]string{}
@@ -53,7 +55,7 @@ func harness(base func(t testing.TB) string, opts ...helm3.Option) drivertest.Ha
 		made[t] = c
 		mu.Unlock()
 		return c
-	}, Options: opts}.Harness()
+	}, Confine: confineACL, Options: opts}.Harness()
 	open := h.Open
 	h.Open = func(t *testing.T) helm3.Store {
 		s := open(t)
@@ -105,4 +107,31 @@ func deniedStandalone(t *testing.T, _ helm3.Store, opts ...helm3.Option) (helm3.
 	}
 	u.User = url.UserPassword(user, pw)
 	return helm3.Open(context.Background(), redis.Name, u.String(), opts...)
+}
+
+// confineACL returns conn as a new user of NamespaceACL for its key prefix
+// and the one namespace given, made on the server (on every primary of a
+// Cluster) and deleted when t ends. Behind Sentinel it skips: the user
+// would have to be made on every server the Sentinels may promote.
+func confineACL(t *testing.T, conn string, namespaces ...string) string {
+	t.Helper()
+	if len(namespaces) != 1 {
+		t.Fatalf("NamespaceACL confines a user to one namespace, not %d", len(namespaces))
+	}
+	u, err := url.Parse(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Query().Has("master_name") {
+		t.Skip("confinement is tested on a server and on a Cluster, not behind Sentinel")
+	}
+	server := *u
+	server.RawQuery = ""
+	cluster := strings.Contains(u.Host, ",")
+	user, pw := testenv.UniqueName("confined-"), "confined-secret"
+	rules := redis.NamespaceACL(u.Query().Get("key_prefix"), namespaces[0])
+	setUser(t, server.String(), cluster, append([]any{"ACL", "SETUSER", user, "on", ">" + pw}, toAny(rules)...))
+	t.Cleanup(func() { setUser(t, server.String(), cluster, []any{"ACL", "DELUSER", user}) })
+	u.User = url.UserPassword(user, pw)
+	return u.String()
 }

@@ -34,6 +34,14 @@ func Open(t testing.TB, name, conn string, opts ...helm3.Option) helm3.Store {
 // (PostgreSQL: a role without privileges on the store's schema; MySQL: a
 // user the server does not know). SQLite checks no credentials.
 func Harness(name string, conn func(t testing.TB) string, opts ...helm3.Option) drivertest.Harness {
+	return HarnessOf(Connections(name, conn, opts...))
+}
+
+// Connections describes the SQL driver name for Harness: a new database
+// from conn for each store, and for the dialects with a server how to map
+// their addresses and deny their credentials. The caller may add Confine
+// (PostgresConfine, MySQLConfine) before HarnessOf.
+func Connections(name string, conn func(t testing.TB) string, opts ...helm3.Option) drivertest.ConnectionStrings {
 	c := drivertest.ConnectionStrings{Name: name, New: conn, Options: opts}
 	switch name {
 	case "postgres":
@@ -41,6 +49,12 @@ func Harness(name string, conn func(t testing.TB) string, opts ...helm3.Option) 
 	case "mysql":
 		c.Rewrite, c.Deny = mysqlAddrs, mysqlDenied
 	}
+	return c
+}
+
+// HarnessOf returns the conformance harness of the SQL stores c describes,
+// with the row-editing Tamperer and Wipe.
+func HarnessOf(c drivertest.ConnectionStrings) drivertest.Harness {
 	h := c.Harness()
 	h.Tamper = Tamper
 	h.Wipe = Wipe

@@ -11,14 +11,14 @@ import (
 
 func TestConformanceMySQL(t *testing.T) {
 	sqlenv.MySQLServer(t)
-	drivertest.Run(t, sqltest.Harness("mysql", sqlenv.MySQL))
+	drivertest.Run(t, harness(sqlenv.MySQL))
 }
 
 // MySQL 8 differs from MariaDB (no RETURNING, other collations and
 // defaults); it runs where a Docker engine does, or at HELMSTORE_TEST_MYSQL8.
 func TestConformanceMySQL8(t *testing.T) {
 	sqlenv.MySQL8(t)
-	drivertest.Run(t, sqltest.Harness("mysql", sqlenv.MySQL8))
+	drivertest.Run(t, harness(sqlenv.MySQL8))
 }
 
 // Encryption at rest (package encryption): no plaintext in any row.
@@ -30,5 +30,12 @@ func TestEncryptedAtRest(t *testing.T) {
 // The whole suite with encryption at rest on.
 func TestConformanceMySQLEncrypted(t *testing.T) {
 	sqlenv.MySQLServer(t)
-	drivertest.Run(t, sqltest.Harness("mysql", sqlenv.MySQL, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+	drivertest.Run(t, harness(sqlenv.MySQL, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+}
+
+// harness is sqltest's, with Confined through NamespaceAccess.
+func harness(conn func(testing.TB) string, opts ...helm3.Option) drivertest.Harness {
+	c := sqltest.Connections(Name, conn, opts...)
+	c.Confine = sqltest.MySQLConfine(NamespaceAccess)
+	return sqltest.HarnessOf(c)
 }

@@ -11,7 +11,7 @@ import (
 
 func TestConformancePostgres(t *testing.T) {
 	sqlenv.PostgresServer(t)
-	drivertest.Run(t, sqltest.Harness("postgres", sqlenv.Postgres))
+	drivertest.Run(t, harness(sqlenv.Postgres))
 }
 
 // Encryption at rest (package encryption): no plaintext in any row.
@@ -23,5 +23,12 @@ func TestEncryptedAtRest(t *testing.T) {
 // The whole suite with encryption at rest on.
 func TestConformancePostgresEncrypted(t *testing.T) {
 	sqlenv.PostgresServer(t)
-	drivertest.Run(t, sqltest.Harness("postgres", sqlenv.Postgres, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+	drivertest.Run(t, harness(sqlenv.Postgres, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+}
+
+// harness is sqltest's, with Confined through NamespaceAccess.
+func harness(conn func(testing.TB) string, opts ...helm3.Option) drivertest.Harness {
+	c := sqltest.Connections(Name, conn, opts...)
+	c.Confine = sqltest.PostgresConfine(NamespaceAccess)
+	return sqltest.HarnessOf(c)
 }

@@ -44,7 +44,7 @@ const Admin = "admin"
 
 // Users are users every Server authenticates by token and
 // authorizes for nothing: tests bind them to roles.
-var Users = []string{"alice", "bob", "carol"}
+var Users = []string{"alice", "bob", "carol", "dave"}
 
 // Server is a real etcd and kube-apiserver on loopback ports, with token
 // authentication and RBAC authorization.
