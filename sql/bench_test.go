@@ -63,13 +63,16 @@ func benchTargets(b *testing.B) []benchmarks.Target {
 }
 
 // encryption compares encryption at rest on and off: Helm's SQL driver,
-// and postgres and sqlite without and with encryption (a local key), in
-// the same run.
+// and postgres, mysql and sqlite without and with encryption (a local
+// key), in the same run.
 var encryption = benchmarks.Bench{CPU: true, Targets: func(b *testing.B) []benchmarks.Target {
+	mysqlConn := func(b *testing.B) string { return sqlenv.MySQL(b) }
 	return []benchmarks.Target{
 		benchmarks.HelmSQLTarget(sqlenv.PostgresUnmanaged),
 		ourTarget("postgres", postgresConn),
 		ourTarget("postgres", postgresConn, drivertest.KeyURL(b)),
+		ourTarget("mysql", mysqlConn),
+		ourTarget("mysql", mysqlConn, drivertest.KeyURL(b)),
 		ourTarget("sqlite", sqliteConn),
 		ourTarget("sqlite", sqliteConn, drivertest.KeyURL(b)),
 	}
