@@ -125,10 +125,25 @@ func (c *client) getMeta(ctx context.Context, res, ns, name string) (*metav1.Par
 // list returns every object of res in ns ("": all namespaces) matching
 // opts, page by page.
 func (c *client) list(ctx context.Context, res, ns string, opts metav1.ListOptions) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := c.listPages(ctx, res, ns, opts, func(page []byte) (string, error) {
+		var l objectList
+		if err := json.Unmarshal(page, &l); err != nil {
+			return "", err
+		}
+		out = append(out, l.Items...)
+		return l.Continue, nil
+	})
+	return out, err
+}
+
+// listPages lists the objects of res in ns ("": all namespaces) matching
+// opts, giving each page's body to decode, which returns the page's
+// continue token ("" for the last) or why it does not decode.
+func (c *client) listPages(ctx context.Context, res, ns string, opts metav1.ListOptions, decode func(page []byte) (string, error)) error {
 	if opts.Limit == 0 {
 		opts.Limit = 500
 	}
-	var out []json.RawMessage
 	for {
 		req := c.rc.Get().Namespace(ns).Resource(res).Param("limit", strconv.FormatInt(opts.Limit, 10))
 		for k, v := range map[string]string{"labelSelector": opts.LabelSelector, "fieldSelector": opts.FieldSelector, "continue": opts.Continue, "resourceVersion": opts.ResourceVersion} {
@@ -138,17 +153,16 @@ func (c *client) list(ctx context.Context, res, ns string, opts metav1.ListOptio
 		}
 		b, err := body(req.Do(ctx))
 		if err != nil {
-			return nil, classify(err, "list", res, ns, "")
+			return classify(err, "list", res, ns, "")
 		}
-		var l objectList
-		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, fmt.Errorf("list %s: decode: %w", res, err)
+		cont, err := decode(b)
+		if err != nil {
+			return fmt.Errorf("list %s: decode: %w", res, err)
 		}
-		out = append(out, l.Items...)
-		if l.Continue == "" {
-			return out, nil
+		if cont == "" {
+			return nil
 		}
-		opts.Continue = l.Continue
+		opts.Continue = cont
 		opts.ResourceVersion = "" // a continued list goes on at the first page's version
 	}
 }
