@@ -30,7 +30,7 @@ quickstart:
 ## Every long step says so before it starts.
 test: services vet staticcheck
 	@$(GO) run ./internal/testenv/cmd/kubebin -optional
-	@echo "test: running the tests of every package: about 7 minutes on 2 otherwise idle cores once built, longer on a busy machine (a first run first compiles the test binaries: a few minutes more); go test prints one line per package as it ends"
+	@echo "test: running the tests of every package: about 30 minutes on 2 otherwise idle cores once built (crsplit 18 of them), longer on a busy machine (a first run first compiles the test binaries: a few minutes more); go test prints one line per package as it ends"
 	$(GO) test -count=1 -timeout 80m ./...
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory bench-smoke
