@@ -12,12 +12,10 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/internal/testenv/redisenv"
-	"github.com/helmstore/helmstore/redis"
 )
 
-// A user made with NamespaceACL reads and writes releases of its own
+// A user made with NamespaceACL (confineACL) reads and writes releases of its own
 // namespace, and is refused (ErrAccessDenied, never "not found") in
 // another namespace and across namespaces, on one server and on a
 // Cluster; what it writes, the store's owner reads.
@@ -27,24 +25,13 @@ func TestNamespaceACL(t *testing.T) {
 		"Cluster":    redisenv.SharedCluster,
 	} {
 		t.Run(name, func(t *testing.T) {
-			server := base(t)
-			conn := withPrefix(t, server)
-			u, err := url.Parse(conn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prefix := u.Query().Get("key_prefix")
-			user, pw := testenv.UniqueName("team-a-"), "team-a-secret"
-			args := append([]any{"ACL", "SETUSER", user, "on", ">" + pw}, toAny(redis.NamespaceACL(prefix, "team-a"))...)
-			setUser(t, server, name == "Cluster", args)
-
+			conn := withPrefix(t, base(t))
 			owner := openStore(t, conn)
 			defer owner.Close()
 			if err := owner.Namespace("team-b").Create("sh.helm.release.v1.db.v1", smallRelease("db", "team-b", 1, release.StatusDeployed)); err != nil {
 				t.Fatal(err)
 			}
-			u.User = url.UserPassword(user, pw)
-			s := openStore(t, u.String())
+			s := openStore(t, confineACL(t, conn, "team-a"))
 			defer s.Close()
 			a := s.Namespace("team-a")
 			for v := 1; v <= 2; v++ {

@@ -8,33 +8,44 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
 // PostgresConfine returns the Confine of a PostgreSQL harness given
 // postgres.NamespaceAccess (which this package cannot import: the dialect's
-// own tests import it): a new login role, confined by the statements
-// access returns, run as conn's user (the server's superuser in the
-// tests); the connection string is
-// conn as that role. The role, its policies and grants are dropped when t
-// ends.
+// own tests import it): a new login role (PostgresRole), confined by the
+// statements access returns, run as the server's superuser; the connection
+// string is conn as that role.
 func PostgresConfine(access func(schema, role string, namespaces ...string) []string) func(t *testing.T, conn string, namespaces ...string) string {
 	return func(t *testing.T, conn string, namespaces ...string) string {
 		t.Helper()
-		u, err := url.Parse(conn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		role := testenv.UniqueName("hs_confined_")
-		admin := adminDB(t, "pgx", conn) // the server's superuser, as conn is
-		run(t, admin, "CREATE ROLE "+role+" LOGIN")
-		t.Cleanup(func() {
-			admin.Exec("DROP OWNED BY " + role)
-			admin.Exec("DROP ROLE " + role)
-		})
-		run(t, admin, access(u.Query().Get("search_path"), role, namespaces...)...)
-		u.User = url.User(role)
+		admin, schema, role, u := PostgresRole(t, conn, "hs_confined_")
+		run(t, admin, access(schema, role, namespaces...)...)
 		return u.String()
 	}
+}
+
+// PostgresRole makes a login role named prefix and a unique suffix,
+// dropped with what it owns and is granted when t ends, on the server of
+// conn (a store's connection string). It returns a connection to the
+// server as its superuser, the store's schema, the role, and conn's URL
+// with the role as its user.
+func PostgresRole(t *testing.T, conn, prefix string) (admin *sql.DB, schema, role string, u *url.URL) {
+	t.Helper()
+	u, err := url.Parse(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin = adminDB(t, "pgx", sqlenv.PostgresServer(t))
+	role = testenv.UniqueName(prefix)
+	run(t, admin, "CREATE ROLE "+role+" LOGIN")
+	t.Cleanup(func() {
+		admin.Exec("DROP OWNED BY " + role)
+		admin.Exec("DROP ROLE " + role)
+	})
+	schema = u.Query().Get("search_path")
+	u.User = url.User(role)
+	return admin, schema, role, u
 }
 
 // MySQLConfine returns the Confine of a MySQL harness given

@@ -70,17 +70,15 @@ var dialect = sqlbackend.Dialect{
 	// Parts are chunked under the server's max_allowed_packet, so users
 	// never need to raise it.
 	Prepare: func(ctx context.Context, db *stdsql.DB, d *sqlbackend.Dialect) error {
+		// One round trip: the packet limit, and whether the tables are
+		// NamespaceAccess's views, which take no index hints.
 		var maxPacket int
-		if err := db.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&maxPacket); err != nil {
+		var kind stdsql.NullString
+		err := db.QueryRowContext(ctx, "SELECT @@max_allowed_packet, (SELECT table_type FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'helmstore_releases')").Scan(&maxPacket, &kind)
+		if err != nil {
 			return err
 		}
 		d.MaxChunk = chunkSize(maxPacket)
-		// Through NamespaceAccess's views: a view takes no index hints.
-		var kind stdsql.NullString
-		err := db.QueryRowContext(ctx, "SELECT table_type FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'helmstore_releases'").Scan(&kind)
-		if err != nil && !errors.Is(err, stdsql.ErrNoRows) {
-			return err
-		}
 		if kind.String == "VIEW" {
 			d.LatestRevision, d.LatestFrom, d.LatestJoin = "", "", ""
 		}

@@ -2,16 +2,13 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"net/url"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 )
 
@@ -26,11 +23,10 @@ func TestPostgresPrivilegeDenied(t *testing.T) {
 	if err := s.Create("sh.helm.release.v1.app.v1", sqltest.Release("app", "default", 1)); err != nil {
 		t.Fatal(err)
 	}
-	admin, schema, role, u := newRole(t, conn, "hs_role_")
+	admin, schema, role, u := sqltest.PostgresRole(t, conn, "hs_role_")
 	if _, err := admin.Exec("GRANT USAGE ON SCHEMA " + schema + " TO " + role); err != nil {
 		t.Fatal(err)
 	}
-	u.User = url.User(role)
 	denied := func(what string, err error) {
 		t.Helper()
 		if !errors.Is(err, helm3.ErrAccessDenied) || errors.Is(err, helm3.ErrUnavailable) || errors.Is(err, helm3.ErrReleaseNotFound) {
@@ -54,32 +50,4 @@ func TestPostgresPrivilegeDenied(t *testing.T) {
 	_, err = d.List(func(*release.Release) bool { return true })
 	denied("List", err)
 	denied("Create", d.Create("sh.helm.release.v1.web.v1", sqltest.Release("web", "default", 1)))
-}
-
-// newRole makes a login role named prefix and a unique suffix, dropped
-// when t ends, on the server of conn (a store's connection string). It
-// returns a connection to the server as its superuser, the store's schema,
-// the role, and conn's URL with the role as its user.
-func newRole(t *testing.T, conn, prefix string) (*sql.DB, string, string, *url.URL) {
-	t.Helper()
-	u, err := url.Parse(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := sql.Open("pgx", sqlenv.PostgresServer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	role := testenv.UniqueName(prefix)
-	if _, err := admin.Exec("CREATE ROLE " + role + " LOGIN"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec("DROP OWNED BY " + role)
-		admin.Exec("DROP ROLE " + role)
-	})
-	schema := u.Query().Get("search_path")
-	u.User = url.User(role)
-	return admin, schema, role, u
 }
