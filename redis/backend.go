@@ -231,7 +231,7 @@ func (b *redisBackend) Heads(ctx context.Context, q driver.Query) ([]*driver.Hea
 			}
 			continue
 		}
-		h, _ := parseHead(c.ns, c.key, m)
+		h, _, _ := parseHead(c.ns, c.key, m)
 		if h.Err == nil && !q.Matches(h) {
 			continue
 		}
@@ -261,10 +261,12 @@ func (b *redisBackend) prune(ctx context.Context, ns, key string, sets []string)
 
 // parseHead builds a head from its stored hash. A field that does not parse
 // sets h.Err (wrapping driver.ErrCorrupt), so one damaged release does not
-// hide the others; rev is the head's write token. The summary is not read
-// (List reads it: parseSummary).
-func parseHead(ns, key string, m map[string]string) (h *driver.Head, rev string) {
-	h, problems := parseIndex(ns, key, m)
+// hide the others; rev is the head's write token, created its creation
+// time as stored. The summary is not read (List reads it: parseSummary).
+func parseHead(ns, key string, m map[string]string) (h *driver.Head, rev, created string) {
+	x, problems := indexOf(m)
+	h, p := parseIndex(ns, key, x)
+	problems = append(problems, p...)
 	h.Body = []byte(m[fBody])
 	for _, f := range headPartFields {
 		if _, ok := m[f]; !ok {
@@ -283,35 +285,35 @@ func parseHead(ns, key string, m map[string]string) (h *driver.Head, rev string)
 		*p.d = d
 	}
 	setProblems(h, problems)
-	return h, m[fRev]
+	return h, m[fRev], x.v[iCreated]
 }
 
-// parseIndex builds a head from the index fields (headIndexFields) of its
-// stored hash m, returning what does not parse or is missing.
-func parseIndex(ns, key string, m map[string]string) (h *driver.Head, problems []string) {
-	h = &driver.Head{Namespace: ns, Key: key, Name: m[fName], Status: m[fStatus], Owner: m[fOwner]}
+// parseIndex builds a head from the index fields of x, returning what does
+// not parse or is missing.
+func parseIndex(ns, key string, x *index) (h *driver.Head, problems []string) {
+	h = &driver.Head{Namespace: ns, Key: key, Name: x.v[iName], Status: x.v[iStatus], Owner: x.v[iOwner]}
 	// Every write stores every field (empty for none): one missing is
 	// damage (a missing labels field would read as no labels).
-	for _, f := range headIndexFields {
-		if _, ok := m[f]; !ok {
+	for i, f := range headIndexFields {
+		if !x.has[i] {
 			problems = append(problems, fmt.Sprintf("field %s is missing", f))
 		}
 	}
-	num := func(f string) int64 {
-		s := m[f]
+	num := func(i int) int64 {
+		s := x.v[i]
 		if s == "" {
 			return 0
 		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s %q is not a number", f, s))
+			problems = append(problems, fmt.Sprintf("%s %q is not a number", indexItems[i], s))
 		}
 		return n
 	}
-	h.Version = int(num(fVersion))
-	h.CreatedAt = num(fCreated)
-	h.ModifiedAt = num(fModified)
-	if l := m[fLabels]; l != "" {
+	h.Version = int(num(iVersion))
+	h.CreatedAt = num(iCreated)
+	h.ModifiedAt = num(iModified)
+	if l := x.v[iLabels]; l != "" && l != "{}" {
 		if err := json.Unmarshal([]byte(l), &h.Labels); err != nil {
 			h.Labels = nil
 			problems = append(problems, fmt.Sprintf("labels: %v", err))
@@ -327,14 +329,9 @@ func setProblems(h *driver.Head, problems []string) {
 	}
 }
 
-// headIndexFields and headPartFields are the fields headFields writes
-// (rev aside, which only writers compare, and the summary, which heads
-// written before the backend kept it lack): those List reads with the
-// summary, and the others, which only Heads reads.
-var (
-	headIndexFields = []string{fName, fVersion, fStatus, fOwner, fCreated, fModified, fLabels}
-	headPartFields  = []string{fChart, fValues, fManifest, fVBase, fMBase, fBody}
-)
+// headPartFields are the fields of a head that only Heads reads (List
+// reads rev and the index field).
+var headPartFields = []string{fChart, fValues, fManifest, fVBase, fMBase, fBody}
 
 // headFields returns the hash fields of h, with created as given (an Update
 // keeps the stored one), and its summary if it has one (the engine sets it
@@ -351,17 +348,15 @@ func headFields(h *driver.Head, created string) ([]interface{}, error) {
 	if h.ModifiedAt != 0 {
 		mod = strconv.FormatInt(h.ModifiedAt, 10)
 	}
-	fields := []interface{}{
-		fName, h.Name, fVersion, strconv.Itoa(h.Version), fStatus, h.Status, fOwner, h.Owner,
-		fCreated, created, fModified, mod, fLabels, string(labels),
+	items := []string{h.Name, strconv.Itoa(h.Version), h.Status, h.Owner, created, mod, string(labels)}
+	if h.HasSummary {
+		items = append(items, h.ChartName, h.ChartVersion, h.AppVersion, h.Updated, h.Description)
+	}
+	return []interface{}{
+		fIndex, packIndex(items...),
 		fChart, h.Chart.String(), fValues, h.Values.String(), fManifest, h.Manifest.String(),
 		fVBase, h.ValuesBase.String(), fMBase, h.ManifestBase.String(), fBody, string(h.Body),
-	}
-	if h.HasSummary {
-		fields = append(fields, fSummary, "1", fChartName, h.ChartName, fChartVersion, h.ChartVersion,
-			fAppVersion, h.AppVersion, fUpdated, h.Updated, fDescription, h.Description)
-	}
-	return fields, nil
+	}, nil
 }
 
 // Parts reads the frames of refs in one pipelined round trip. A part that

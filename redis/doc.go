@@ -43,15 +43,20 @@
 // pipelined round trips (index, heads) plus one for the parts the part cache
 // lacks.
 //
-// A head also holds the release's summary (chart name and version, app
-// version, when it was last deployed, description, and a marker saying it
-// was recorded), which summary listings (Store.Summaries) read instead of
-// the body: from the keys of each namespace's index set alone (a key
-// names the release and its revision) the listing chooses the latest
-// revisions, the name prefix and the page, then reads the index fields and
-// summary of the chosen heads only, in one pipelined round trip, never a
-// body or a part. A head written before the backend kept the summary has
-// no marker, and the engine reads that release whole to list it.
+// A head is a hash of a few fields: the write token (rev), the part
+// digests, the body, and one field, index, that packs the index fields
+// (name, version, status, owner, times, custom labels) with the release's
+// summary (chart name and version, app version, when it was last deployed,
+// description), each as its length, a colon and its bytes. Summary listings
+// (Store.Summaries) read that field instead of the body: from the keys of
+// each namespace's index set alone (a key names the release and its
+// revision) the listing chooses the latest revisions, the name prefix and
+// the page, then reads the index field of the chosen heads only, in one
+// pipelined round trip, never a body or a part. Heads written by earlier
+// versions hold the same fields unpacked, one hash field each, and are read
+// so (one more round trip for those) until their next write packs them; one
+// written before the backend kept the summary has none, and the engine
+// reads that release whole to list it.
 //
 // The tag is per namespace, not per release, because the engine addresses
 // parts by namespace and digest: with a tag per release, a part shared by

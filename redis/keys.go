@@ -86,8 +86,14 @@ func validPrefix(p string) bool {
 	return p != "" && !strings.ContainsAny(p, "{}")
 }
 
-// Head hash fields.
+// Head hash fields. A head holds rev, index (packIndex: the index fields
+// and the summary, packed in one field, so that a listing reads two fields
+// of a head, not fourteen), the part digests and the body. The fields from
+// name to labels and from summary to description are those of heads
+// written before the index was packed, which are read as they are until
+// their next write.
 const (
+	fIndex    = "index"
 	fName     = "name"
 	fVersion  = "version"
 	fStatus   = "status"

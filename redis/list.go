@@ -16,14 +16,16 @@ import (
 // statuses or labels of a query with a limit may drop some of them.
 const listBatch = 1000
 
-// listFields are the head fields List reads: the index fields, rev (read
-// only so that HLEN tells whether the fields it does not read are all
-// there) and the summary. Never the body or the digests.
-var listFields = append(append([]string{fRev}, headIndexFields...),
-	fSummary, fChartName, fChartVersion, fAppVersion, fUpdated, fDescription)
-
-// summaryFields are the fields that a head with the summary marker holds.
-var summaryFields = []string{fChartName, fChartVersion, fAppVersion, fUpdated, fDescription}
+// listFields are the head fields List reads: rev (read only so that HLEN
+// tells whether the fields it does not read are all there) and the index
+// field, which packs the index fields and the summary. Never the body or
+// the digests. legacyListFields are those it reads of a head that has no
+// index field (written before the index was packed, or damaged): the same
+// fields unpacked, and the index field, which a write may have added since.
+var (
+	listFields       = []string{fRev, fIndex}
+	legacyListFields = append(append([]string{fRev, fIndex}, indexItems[:]...), fSummary)
+)
 
 // listItem is one entry a listing may return: a release key, or with
 // Latest the keys of one release's revisions, highest first, of which the
@@ -41,9 +43,9 @@ type listItem struct {
 // namespace (all of them; without Latest, those of the label or status
 // sets), from which the release name and version come (driver.ParseKey),
 // so that the latest revision, the name prefix and the cursor are chosen
-// on the keys alone; then the index fields and the summary of the chosen
-// heads only, with one HMGET each (pipelined, as many as the limit needs),
-// never their body. Statuses and labels are checked on those fields. A
+// on the keys alone; then the index field (the index fields and the
+// summary, packed) of the chosen heads only, with one HMGET each
+// (pipelined, as many as the limit needs), never their body. Statuses and labels are checked on those fields. A
 // namespace whose index set is not a set is read by scanning its heads, as
 // Heads does; a head that is not a hash, misses a field or whose fields do
 // not parse is returned with Err.
@@ -212,6 +214,7 @@ func (b *redisBackend) listHeads(ctx context.Context, items []listItem, setsOf m
 	for i := range pending {
 		pending[i] = i
 	}
+	legacy := make([]bool, len(items)) // the head read has no index field
 	for len(pending) > 0 {
 		fields := make([]*goredis.SliceCmd, len(pending))
 		sizes := make([]*goredis.IntCmd, len(pending))
@@ -219,7 +222,11 @@ func (b *redisBackend) listHeads(ctx context.Context, items []listItem, setsOf m
 			pipe := b.c.Pipeline()
 			for j, i := range pending {
 				key := b.k.head(items[i].ns, items[i].keys[at[i]])
-				fields[j] = pipe.HMGet(ctx, key, listFields...)
+				if legacy[i] {
+					fields[j] = pipe.HMGet(ctx, key, legacyListFields...)
+				} else {
+					fields[j] = pipe.HMGet(ctx, key, listFields...)
+				}
 				sizes[j] = pipe.HLen(ctx, key)
 			}
 			_, _ = pipe.Exec(ctx)
@@ -237,10 +244,17 @@ func (b *redisBackend) listHeads(ctx context.Context, items []listItem, setsOf m
 				out[i] = wrongTypeHead(it.ns, key)
 				continue
 			}
-			if h := listHead(it, at[i], vs, sizes[j].Val()); h != nil {
+			size := sizes[j].Val()
+			if !legacy[i] && vs[1] == nil && size > 0 {
+				legacy[i] = true // read its fields unpacked in the next round
+				next = append(next, i)
+				continue
+			}
+			if h := listHead(it, at[i], legacy[i], vs, size); h != nil {
 				out[i] = h
 				continue
 			}
+			legacy[i] = false
 			if sets := setsOf[it.ns]; sets != nil {
 				b.prune(ctx, it.ns, key, sets)
 			}
@@ -254,22 +268,36 @@ func (b *redisBackend) listHeads(ctx context.Context, items []listItem, setsOf m
 }
 
 // listHead builds the head of item's key at from the values of listFields
-// and the number of fields of its hash (nil if there is no such head).
-func listHead(it *listItem, at int, vs []interface{}, size int64) *driver.Head {
-	m := make(map[string]string, len(listFields))
-	for i, f := range listFields {
-		if s, ok := vs[i].(string); ok {
-			m[f] = s
+// (legacyListFields if legacy) and the number of fields of its hash (nil if
+// there is no such head).
+func listHead(it *listItem, at int, legacy bool, vs []interface{}, size int64) *driver.Head {
+	x := &index{}
+	var problems []string
+	read := 0 // of the fields read, how many the hash has
+	packed, hasPacked := vs[1].(string)
+	switch {
+	case hasPacked:
+		problems = x.unpack(packed)
+	case legacy:
+		for i := range nItems {
+			x.v[i], x.has[i] = vs[2+i].(string)
+		}
+		x.marker, x.hasMarker = vs[2+nItems].(string)
+	}
+	for _, v := range vs {
+		if v != nil {
+			read++
 		}
 	}
-	if len(m) == 0 && size == 0 {
+	if read == 0 && size == 0 {
 		return nil
 	}
 	key := it.keys[at]
-	h, problems := parseIndex(it.ns, key, m)
+	h, p := parseIndex(it.ns, key, x)
+	problems = append(problems, p...)
 	// Each field written and not read is counted by HLEN: fewer fields
 	// than those read plus them is one of them missing.
-	if size < int64(len(m)+len(headPartFields)) {
+	if size < int64(read+len(headPartFields)) {
 		problems = append(problems, fmt.Sprintf("one of the fields %v is missing", headPartFields))
 	}
 	switch {
@@ -281,29 +309,28 @@ func listHead(it *listItem, at int, vs []interface{}, size int64) *driver.Head {
 		}
 		h.Name, h.Version = it.name, it.versions[at]
 	}
-	problems = append(problems, parseSummary(h, m)...)
+	problems = append(problems, parseSummary(h, x)...)
 	setProblems(h, problems)
 	return h
 }
 
-// parseSummary sets h's summary from the head fields m, if they hold one
-// (the marker fSummary), returning what is missing or does not parse.
-func parseSummary(h *driver.Head, m map[string]string) []string {
-	marker, ok := m[fSummary]
-	if !ok {
+// parseSummary sets h's summary from x, if it holds one (the marker),
+// returning what is missing or does not parse.
+func parseSummary(h *driver.Head, x *index) []string {
+	if !x.hasMarker {
 		return nil // written before the backend kept summaries
 	}
-	if marker != "1" {
-		return []string{fmt.Sprintf("summary marker %q is not 1", marker)}
+	if x.marker != "1" {
+		return []string{fmt.Sprintf("summary marker %q is not 1", x.marker)}
 	}
 	var problems []string
-	for _, f := range summaryFields {
-		if _, ok := m[f]; !ok {
+	for i, f := range summaryFields {
+		if !x.has[iChartName+i] {
 			problems = append(problems, fmt.Sprintf("field %s is missing", f))
 		}
 	}
 	h.HasSummary = true
-	h.ChartName, h.ChartVersion, h.AppVersion = m[fChartName], m[fChartVersion], m[fAppVersion]
-	h.Updated, h.Description = m[fUpdated], m[fDescription]
+	h.ChartName, h.ChartVersion, h.AppVersion = x.v[iChartName], x.v[iChartVersion], x.v[iAppVersion]
+	h.Updated, h.Description = x.v[iUpdated], x.v[iDescription]
 	return problems
 }

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -167,8 +168,15 @@ func TestListHeadsWithoutSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := driver.MakeKey("a", 1)
-	for _, ns := range []string{"list-x", "list-y"} {
-		if err := b.c.HDel(ctx, b.k.head(ns, key), fSummary, fChartName, fChartVersion, fAppVersion, fUpdated, fDescription).Err(); err != nil {
+	for i, ns := range []string{"list-x", "list-y"} {
+		// In list-x, a head packed without the summary; in list-y, one
+		// whose fields are unpacked (written before the index was).
+		err := editIndex(ctx, b, b.k.head(ns, key), func(m map[string]string) { delete(m, fChartName) })
+		if i == 1 {
+			err = errors.Join(err, unpackHead(ctx, b, b.k.head(ns, key)),
+				b.c.HDel(ctx, b.k.head(ns, key), fSummary, fChartVersion, fAppVersion, fUpdated, fDescription).Err())
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -210,23 +218,53 @@ func TestListDamage(t *testing.T) {
 		noSummary         bool
 	}
 	head := func(b *redisBackend) string { return b.k.head("list-x", key) }
+	edit := func(f func(m map[string]string)) func(b *redisBackend) error {
+		return func(b *redisBackend) error { return editIndex(ctx, b, head(b), f) }
+	}
 	var vs []variant
-	for _, f := range append(append([]string{fRev}, headIndexFields...), headPartFields...) {
+	for _, f := range append([]string{fRev, fIndex}, headPartFields...) {
 		damaged := f != fRev // a head without its rev is one whose rev is empty
 		vs = append(vs, variant{what: "field " + f + " removed", do: func(b *redisBackend) error { return b.c.HDel(ctx, head(b), f).Err() },
 			listErr: damaged, headsErr: damaged})
 	}
+	for i, f := range indexItems {
+		// The items from f on cut off: an index that does not parse,
+		// for both, unless all of the summary is cut (a head without
+		// one).
+		cut := edit(func(m map[string]string) {
+			for _, g := range indexItems[i:] {
+				delete(m, g)
+			}
+		})
+		vs = append(vs, variant{what: "index cut before " + f, do: cut, listErr: f != fChartName, headsErr: f != fChartName, noSummary: f == fChartName})
+	}
+	for _, v := range []struct{ what, value string }{{"garbled", "x"}, {"with a negative length", "-1:"}, {"one byte short", "4:name"[:5]},
+		{"with an item too many", packIndex(make([]string, len(indexItems)+1)...)}} {
+		vs = append(vs, variant{what: "index " + v.what, do: func(b *redisBackend) error { return b.c.HSet(ctx, head(b), fIndex, v.value).Err() },
+			listErr: true, headsErr: true})
+	}
+	// A head written before the index was packed: its fields are read.
+	unpacked := func(do func(b *redisBackend) error) func(b *redisBackend) error {
+		return func(b *redisBackend) error { return errors.Join(unpackHead(ctx, b, head(b)), do(b)) }
+	}
+	for _, f := range headIndexFields {
+		vs = append(vs, variant{what: "unpacked field " + f + " removed", do: unpacked(func(b *redisBackend) error { return b.c.HDel(ctx, head(b), f).Err() }),
+			listErr: true, headsErr: true})
+	}
 	for _, f := range summaryFields {
-		vs = append(vs, variant{what: "field " + f + " removed", do: func(b *redisBackend) error { return b.c.HDel(ctx, head(b), f).Err() },
+		vs = append(vs, variant{what: "unpacked field " + f + " removed", do: unpacked(func(b *redisBackend) error { return b.c.HDel(ctx, head(b), f).Err() }),
 			listErr: true})
 	}
 	vs = append(vs,
-		variant{what: "summary marker removed", do: func(b *redisBackend) error { return b.c.HDel(ctx, head(b), fSummary).Err() }, noSummary: true},
-		variant{what: "summary marker garbled", do: func(b *redisBackend) error { return b.c.HSet(ctx, head(b), fSummary, "x").Err() }, listErr: true},
-		variant{what: "labels and version garbled", do: func(b *redisBackend) error {
+		variant{what: "unpacked", do: unpacked(func(*redisBackend) error { return nil })},
+		variant{what: "unpacked, summary marker removed", do: unpacked(func(b *redisBackend) error { return b.c.HDel(ctx, head(b), fSummary).Err() }), noSummary: true},
+		variant{what: "unpacked, summary marker garbled", do: unpacked(func(b *redisBackend) error { return b.c.HSet(ctx, head(b), fSummary, "x").Err() }), listErr: true},
+		variant{what: "unpacked, labels and version garbled", do: unpacked(func(b *redisBackend) error {
 			return b.c.HSet(ctx, head(b), fLabels, "{not json", fVersion, "seven").Err()
-		}, listErr: true, headsErr: true},
-		variant{what: "version of another revision", do: func(b *redisBackend) error { return b.c.HSet(ctx, head(b), fVersion, "1").Err() }, listErr: true},
+		}), listErr: true, headsErr: true},
+		variant{what: "labels and version garbled", do: edit(func(m map[string]string) { m[fLabels], m[fVersion] = "{not json", "seven" }),
+			listErr: true, headsErr: true},
+		variant{what: "version of another revision", do: edit(func(m map[string]string) { m[fVersion] = "1" }), listErr: true},
 		variant{what: "head replaced by a string", do: func(b *redisBackend) error {
 			if err := b.c.Del(ctx, head(b)).Err(); err != nil {
 				return err

@@ -86,13 +86,81 @@ func (tp tamperer) DeletePart(ctx context.Context, ns, d string) error {
 }
 
 func (tp tamperer) GarbleHead(ctx context.Context, ns, key string) error {
-	return tp.b.c.HSet(ctx, tp.b.k.head(ns, key), fLabels, "{not json", fVersion, "seven").Err()
+	return editIndex(ctx, tp.b, tp.b.k.head(ns, key), func(m map[string]string) {
+		m[fLabels], m[fVersion] = "{not json", "seven"
+	})
 }
 
-// headFieldsRead are the head fields the backend reads back.
-var headFieldsRead = []string{fRev, fName, fVersion, fStatus, fOwner, fCreated, fModified, fLabels,
-	fChart, fValues, fManifest, fVBase, fMBase, fBody,
-	fSummary, fChartName, fChartVersion, fAppVersion, fUpdated, fDescription}
+// editIndex rewrites the index field of the hash head: the fields it packs
+// are edited by edit, then packed again in their order up to the first
+// one edit removed.
+func editIndex(ctx context.Context, b *redisBackend, head string, edit func(m map[string]string)) error {
+	v, err := b.c.HGet(ctx, head, fIndex).Result()
+	if err != nil {
+		return err
+	}
+	m, err := unpackedFields(head, map[string]string{fIndex: v})
+	if err != nil {
+		return err
+	}
+	edit(m)
+	var items []string
+	for _, f := range indexItems {
+		s, ok := m[f]
+		if !ok {
+			break
+		}
+		items = append(items, s)
+	}
+	return b.c.HSet(ctx, head, fIndex, packIndex(items...)).Err()
+}
+
+// unpackedFields returns the fields the index field of stored, the fields
+// of the hash head, packs, with the summary marker if it packs the summary.
+func unpackedFields(head string, stored map[string]string) (map[string]string, error) {
+	x, p := indexOf(stored)
+	if p != nil {
+		return nil, fmt.Errorf("%s: %v", head, p)
+	}
+	m := map[string]string{}
+	for i, f := range indexItems {
+		if x.has[i] {
+			m[f] = x.v[i]
+		}
+	}
+	if x.hasMarker {
+		m[fSummary] = x.marker
+	}
+	return m, nil
+}
+
+// unpackHead stores the fields the index field of the hash head packs as
+// fields of their own, and removes it: a head as the backend wrote it
+// before the index was packed.
+func unpackHead(ctx context.Context, b *redisBackend, head string) error {
+	stored, err := b.c.HGetAll(ctx, head).Result()
+	if err != nil {
+		return err
+	}
+	m, err := unpackedFields(head, stored)
+	if err != nil {
+		return err
+	}
+	var fields []interface{}
+	for f, v := range m {
+		fields = append(fields, f, v)
+	}
+	_, err = b.c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		p.HDel(ctx, head, fIndex)
+		p.HSet(ctx, head, fields...)
+		return nil
+	})
+	return err
+}
+
+// headFieldsRead are the head fields the backend reads back (in a head
+// written before the index was packed, the fields it packs too).
+var headFieldsRead = []string{fRev, fIndex, fChart, fValues, fManifest, fVBase, fMBase, fBody}
 
 // partFieldsRead are the part fields the backend reads back.
 var partFieldsRead = []string{pFrame, pKind, pSize, pRefs}

@@ -282,25 +282,26 @@ func (b *redisBackend) Create(ctx context.Context, h *driver.Head, parts []*driv
 	return fmt.Errorf("unexpected reply %s from the write script", res.status)
 }
 
-// readHead returns the stored head of key in ns and its fields. A head
-// that is not a hash is returned with Err, and wrongTypeRev as its rev.
-func (b *redisBackend) readHead(ctx context.Context, ns, key string) (*driver.Head, map[string]string, error) {
+// readHead returns the stored head of key in ns, its rev and its creation
+// time as stored. A head that is not a hash is returned with Err, and
+// wrongTypeRev as its rev.
+func (b *redisBackend) readHead(ctx context.Context, ns, key string) (h *driver.Head, rev, created string, err error) {
 	var m map[string]string
-	err := b.again(ctx, func() (err error) {
+	err = b.again(ctx, func() (err error) {
 		m, err = b.c.HGetAll(ctx, b.k.head(ns, key)).Result()
 		return err
 	})
 	if isWrongType(err) {
-		return wrongTypeHead(ns, key), map[string]string{fRev: wrongTypeRev}, nil
+		return wrongTypeHead(ns, key), wrongTypeRev, "", nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, "", "", err
 	}
 	if len(m) == 0 {
-		return nil, nil, driver.ErrReleaseNotFound
+		return nil, "", "", driver.ErrReleaseNotFound
 	}
-	h, _ := parseHead(ns, key, m)
-	return h, m, nil
+	h, rev, created = parseHead(ns, key, m)
+	return h, rev, created, nil
 }
 
 // retry waits before attempt (a write that lost a race), or says to give
@@ -324,16 +325,16 @@ func (b *redisBackend) retry(ctx context.Context, attempt int) error {
 // retry: the last writer wins, whole).
 func (b *redisBackend) Update(ctx context.Context, h *driver.Head, parts []*driver.Part) error {
 	for attempt := 0; ; attempt++ {
-		old, m, err := b.readHead(ctx, h.Namespace, h.Key)
+		old, rev, created, err := b.readHead(ctx, h.Namespace, h.Key)
 		if err != nil {
 			return err
 		}
-		fields, err := headFields(h, m[fCreated])
+		fields, err := headFields(h, created)
 		if err != nil {
 			return err
 		}
 		oldSets, newSets := b.headSets(old), b.headSets(h)
-		w := &write{op: "u", ns: h.Namespace, key: h.Key, rev: m[fRev], fields: fields, rem: minus(oldSets, newSets), add: newSets}
+		w := &write{op: "u", ns: h.Namespace, key: h.Key, rev: rev, fields: fields, rem: minus(oldSets, newSets), add: newSets}
 		// The digests of a head that does not verify may be another
 		// release's: its references are left as they are (a leak at worst)
 		// and h's are all added.
@@ -382,11 +383,11 @@ func (b *redisBackend) Update(ctx context.Context, h *driver.Head, parts []*driv
 // only.
 func (b *redisBackend) Delete(ctx context.Context, ns, key string, have func(driver.Digest) bool) (*driver.Head, map[driver.Digest][]byte, error) {
 	for attempt := 0; ; attempt++ {
-		old, m, err := b.readHead(ctx, ns, key)
+		old, rev, _, err := b.readHead(ctx, ns, key)
 		if err != nil {
 			return nil, nil, err
 		}
-		w := &write{op: "d", ns: ns, key: key, rev: m[fRev], rem: b.headSets(old)}
+		w := &write{op: "d", ns: ns, key: key, rev: rev, rem: b.headSets(old)}
 		var frames map[driver.Digest][]byte
 		if old.Verify() == nil {
 			var read []driver.PartRef
