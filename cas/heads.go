@@ -179,6 +179,27 @@ func (b *Backend) keyOf(obj *Object) string {
 // headOf returns the head stored in obj, without its body when the body is
 // in chunks (loadBody fetches it).
 func (b *Backend) headOf(obj *Object) (*driver.Head, error) {
+	h, err := b.summaryHead(obj)
+	if err != nil {
+		return nil, err
+	}
+	s := obj.Head
+	if err := h.SetDigestText(s.Parts); err != nil {
+		return nil, corruptHead(obj, "%v", err)
+	}
+	h.Frames = embeddedFrames(obj, h)
+	switch {
+	case len(s.Body) > 0:
+		h.Body = s.Body
+	case s.BodyChunks == nil:
+		return nil, corruptHead(obj, "no release record")
+	}
+	return h, nil
+}
+
+// summaryHead returns the head stored in obj with what a listing returns of
+// it: no digests and no body (obj may be SummaryOnly).
+func (b *Backend) summaryHead(obj *Object) (*driver.Head, error) {
 	if obj.Err != nil {
 		return nil, obj.Err
 	}
@@ -200,16 +221,6 @@ func (b *Backend) headOf(obj *Object) (*driver.Head, error) {
 		if !driver.IsSystemLabel(k) && !strings.HasPrefix(k, driver.ReservedLabelPrefix) {
 			h.Labels[k] = v
 		}
-	}
-	if err := h.SetDigestText(s.Parts); err != nil {
-		return nil, corruptHead(obj, "%v", err)
-	}
-	h.Frames = embeddedFrames(obj, h)
-	switch {
-	case len(s.Body) > 0:
-		h.Body = s.Body
-	case s.BodyChunks == nil:
-		return nil, corruptHead(obj, "no release record")
 	}
 	return h, nil
 }

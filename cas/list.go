@@ -15,7 +15,9 @@ import (
 // stored), and a damaged one is returned with Err. Labels and a single
 // status are selected by the store's index where Latest does not need
 // every revision; the rest is applied with Select. The heads come back
-// without Body and Frames.
+// without Body and Frames. The store is asked for the heads' summaries
+// only (Selector.Summary); a head it returns so is taken as it is when
+// committed, and read whole otherwise.
 func (b *Backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head, error) {
 	hq := driver.Query{Namespace: q.Namespace}
 	if !q.Latest {
@@ -25,6 +27,7 @@ func (b *Backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head,
 		}
 	}
 	sel := selector(hq, b.cfg.HeadName)
+	sel.Summary = true
 	if q.Latest {
 		// The latest revision of each release is marked (latest.go).
 		sel.Not = map[string]string{caswire.LabelLatest: caswire.LatestRetired}
@@ -53,6 +56,21 @@ func (b *Backend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head,
 func (b *Backend) listedHead(ctx context.Context, obj *Object) (*driver.Head, error) {
 	if obj.Err == nil && isHidden(obj) {
 		return nil, nil
+	}
+	if obj.SummaryOnly {
+		if obj.Err == nil && obj.Head != nil && !isPending(obj) {
+			return b.summaryHead(obj)
+		}
+		// Pending, damaged or without its summary: read whole, then as
+		// below.
+		whole, err := b.s.Get(ctx, obj.Ref(), ReadOptions{})
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil // deleted meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		return b.listedHead(ctx, whole)
 	}
 	if obj.Err == nil && !isPending(obj) {
 		if obj.Head != nil {

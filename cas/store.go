@@ -156,6 +156,12 @@ type Object struct {
 	Part  *PartRecord
 	Chunk *ChunkRecord
 
+	// SummaryOnly, on a head listed with Selector.Summary, says that Head
+	// holds only HeadFields, ChartFields, Updated and Description, or is
+	// nil where the store could not read them so (the protocol then reads
+	// the object whole).
+	SummaryOnly bool
+
 	// StoredBytes is, on objects read, how many bytes the store holds
 	// for the object (for Stats); 0 if unknown.
 	StoredBytes int64
@@ -312,4 +318,9 @@ type Selector struct {
 	Not map[string]string
 	// Meta: only the metadata is needed (as ReadOptions.Meta).
 	Meta bool
+	// Summary (of heads): only what a listing returns is needed, the
+	// metadata and, of the record, HeadFields, ChartFields, Updated and
+	// Description. A store that reads less returns such an object with
+	// SummaryOnly set; it may return any object whole.
+	Summary bool
 }

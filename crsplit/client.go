@@ -1,6 +1,7 @@
 package crsplit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -168,7 +169,9 @@ func (c *client) listPages(ctx context.Context, res, ns string, opts metav1.List
 }
 
 // listMeta returns the metadata of every object of res in ns matching
-// opts, page by page, without their content.
+// opts, page by page, without their content: as protobuf, which the API
+// server encodes and the client decodes several times faster than JSON
+// (JSON if the server answers with it).
 func (c *client) listMeta(ctx context.Context, res, ns string, opts metav1.ListOptions) ([]metav1.PartialObjectMetadata, error) {
 	var out []metav1.PartialObjectMetadata
 	cont := ""
@@ -184,18 +187,43 @@ func (c *client) listMeta(ctx context.Context, res, ns string, opts metav1.ListO
 			return nil, classify(err, "list", res, ns, "")
 		}
 		var l metav1.PartialObjectMetadataList
-		if err := json.Unmarshal(b, &l); err != nil {
+		if err := decodeMetaList(b, &l); err != nil {
 			return nil, fmt.Errorf("list %s: decode: %w", res, err)
 		}
-		out = append(out, l.Items...)
+		if out == nil {
+			out = l.Items
+		} else {
+			out = append(out, l.Items...)
+		}
 		if cont = l.Continue; cont == "" {
 			return out, nil
 		}
 	}
 }
 
-// acceptMetadataList asks the API server for a list of metadata only.
-const acceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+// acceptMetadataList asks the API server for a list of metadata only, in
+// protobuf, else in JSON.
+const acceptMetadataList = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1," +
+	"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+
+// protobufPrefix starts every protobuf body of the API server, followed by
+// a runtime.Unknown holding the object.
+var protobufPrefix = []byte("k8s\x00")
+
+// decodeMetaList decodes b, a list of metadata in protobuf or JSON, into l.
+func decodeMetaList(b []byte, l *metav1.PartialObjectMetadataList) error {
+	if !bytes.HasPrefix(b, protobufPrefix) {
+		return json.Unmarshal(b, l)
+	}
+	var u runtime.Unknown
+	if err := u.Unmarshal(b[len(protobufPrefix):]); err != nil {
+		return err
+	}
+	if u.ContentEncoding != "" {
+		return fmt.Errorf("protobuf list with content encoding %q", u.ContentEncoding)
+	}
+	return l.Unmarshal(u.Raw)
+}
 
 func checkSize(body []byte, res, name string) error {
 	if len(body) > MaxObjectBytes {

@@ -58,6 +58,14 @@
 //     labels are Helm's system labels (name, owner, status, version,
 //     createdAt, modifiedAt, as on Helm's Secrets) and the release's custom
 //     labels, so every query is a label selector answered by the API server.
+//     Its annotation helmstore.io/summary copies, as JSON, what a summary
+//     listing returns (the head's fields and chart summary, written with
+//     the spec in the same write): a summary listing (Store.Summaries)
+//     lists the Releases' metadata alone, as protobuf
+//     PartialObjectMetadata, a tenth of their bytes, and decodes no record.
+//     A Release without it (written by an earlier version) or whose
+//     annotation does not decode is read whole; where more than 64 are, the
+//     listing lists the Releases whole.
 //     Printer columns show it like helm list (and, with -o wide, like helm
 //     history). Releases written by earlier versions, with the record as a
 //     structured object (spec.release), are still read.

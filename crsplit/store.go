@@ -127,6 +127,11 @@ func encode(obj *cas.Object) (any, error) {
 	m := objectMeta(obj)
 	switch {
 	case obj.Head != nil:
+		sum, err := summaryAnnotation(obj.Head)
+		if err != nil {
+			return nil, err
+		}
+		m.Annotations = map[string]string{annotationSummary: sum}
 		return &releaseObject{TypeMeta: tm, ObjectMeta: m, Spec: releaseSpecOf(obj.Head)}, nil
 	case obj.Part != nil:
 		return &partObject{TypeMeta: tm, ObjectMeta: m, Spec: *obj.Part}, nil
@@ -337,7 +342,7 @@ func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, e
 		return fromMeta(obj.Kind, &m.ObjectMeta), nil
 	}
 	token := createToken()
-	o.(*releaseObject).Annotations = map[string]string{annotationCreate: token}
+	o.(*releaseObject).Annotations[annotationCreate] = token
 	// The create gets the operation's time less what reading it back
 	// needs (readBackReserve), so an answer lost to the deadline itself
 	// can still be told from a create that was not stored.
@@ -495,6 +500,11 @@ func (s *kubeStore) List(ctx context.Context, sel cas.Selector) ([]*cas.Object, 
 	opts := metav1.ListOptions{LabelSelector: joinSorted(terms)}
 	if sel.Name != "" {
 		opts.FieldSelector = "metadata.name=" + sel.Name
+	}
+	if sel.Summary && sel.Kind == cas.KindHead && !sel.Meta {
+		if objs, ok, err := s.listSummaries(ctx, sel.Namespace, opts); err != nil || ok {
+			return objs, err
+		}
 	}
 	if sel.Meta {
 		ms, err := s.c.listMeta(ctx, res, sel.Namespace, opts)

@@ -1,0 +1,64 @@
+package crsplit
+
+import (
+	"context"
+	"encoding/json"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/helmstore/helmstore/cas"
+)
+
+// annotationSummary holds, on every Release, what a listing returns of it
+// (releaseSummary, JSON): a copy of fields of its spec, written with them
+// in the same write, so that a summary listing reads the Releases'
+// metadata alone (a list of PartialObjectMetadata, in protobuf), not their
+// records, which are most of their bytes.
+const annotationSummary = "helmstore.io/summary"
+
+// summaryFallback is the most Releases without a summary that reads (written
+// by an earlier version, or damaged) a summary listing reads one by one;
+// with more, it lists the Releases whole.
+const summaryFallback = 64
+
+// releaseSummary is the value of annotationSummary.
+type releaseSummary struct {
+	cas.HeadFields
+	cas.ChartFields
+	Updated     string `json:"updated,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// summaryAnnotation returns the value of annotationSummary for h.
+func summaryAnnotation(h *cas.HeadRecord) (string, error) {
+	b, err := json.Marshal(releaseSummary{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description})
+	return string(b), err
+}
+
+// listSummaries lists the Releases opts selects in ns by their metadata
+// alone, each with the summary its annotation holds (cas.Object.SummaryOnly).
+// A Release whose annotation is missing or does not decode is returned
+// with no record, for the protocol to read whole; with more than
+// summaryFallback of them, ok is false and the caller lists the Releases
+// whole instead.
+func (s *kubeStore) listSummaries(ctx context.Context, ns string, opts metav1.ListOptions) (objs []*cas.Object, ok bool, err error) {
+	ms, err := s.c.listMeta(ctx, resReleases, ns, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	objs = make([]*cas.Object, len(ms))
+	without := 0
+	for i := range ms {
+		m := &ms[i].ObjectMeta
+		obj := fromMeta(cas.KindHead, m)
+		obj.SummaryOnly = true
+		var rs releaseSummary
+		if v, ok := m.Annotations[annotationSummary]; ok && json.Unmarshal([]byte(v), &rs) == nil {
+			obj.Head = &cas.HeadRecord{HeadFields: rs.HeadFields, ChartFields: rs.ChartFields, Updated: rs.Updated, Description: rs.Description}
+		} else if without++; without > summaryFallback {
+			return nil, false, nil
+		}
+		objs[i] = obj
+	}
+	return objs, true, nil
+}

@@ -1,0 +1,138 @@
+package crsplit
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+)
+
+// acceptLog records each request's method, path and Accept header.
+type acceptLog struct {
+	mu   sync.Mutex
+	reqs []string
+}
+
+func (l *acceptLog) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		accept := "json"
+		if strings.HasPrefix(req.Header.Get("Accept"), "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList") {
+			accept = "metadata"
+		}
+		path := req.URL.Path[strings.LastIndex(req.URL.Path, "/"+resReleases)+1:]
+		l.mu.Lock()
+		l.reqs = append(l.reqs, req.Method+" "+path+" "+accept)
+		l.mu.Unlock()
+		return rt.RoundTrip(req)
+	})
+}
+
+func (l *acceptLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.reqs
+	l.reqs = nil
+	return out
+}
+
+// rel is revision v of a small release with status st.
+func rel(name, ns string, v int, st release.Status) *release.Release {
+	r := smallRelease(name, ns, v, "chart-"+name)
+	r.Info.Status = st
+	return r
+}
+
+// headName is the name of the Release of name's revision v.
+func headName(name string, v int) string { return driver.MakeKey(name, v) }
+
+// A summary listing reads the Releases' metadata alone (a protobuf list of
+// PartialObjectMetadata), each summary from the Release's annotation, and
+// no record. A Release whose annotation is missing (written by an earlier
+// version) or does not decode is read whole, alone; with more than
+// summaryFallback of them, every Release is listed whole. The listing is
+// the same in every case.
+func TestSummaryListing(t *testing.T) {
+	k := cluster(t)
+	ns := newNamespace(t, k)
+	log := &acceptLog{}
+	cfg := k.Config(kubeenv.Admin)
+	cfg.WrapTransport = log.wrap
+	all, err := openStore(ctxT(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { all.Close() })
+	s, b := all.Namespace(ns), kubeBackendOf(all)
+	n := summaryFallback + 2
+	for i := range n {
+		if err := s.Create(driver.MakeKey(fmt.Sprintf("r-%03d", i), 1), rel(fmt.Sprintf("r-%03d", i), ns, 1, release.StatusDeployed)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Update(driver.MakeKey("r-000", 1), rel("r-000", ns, 1, release.StatusSuperseded)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(driver.MakeKey("r-000", 2), rel("r-000", ns, 2, release.StatusDeployed)); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitCommits()
+	list := func() string {
+		t.Helper()
+		var out []string
+		for _, q := range []helm3.SummaryQuery{{AllRevisions: true}, {}} {
+			p, err := s.Summaries(ctxT(t), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%+v", p.Summaries))
+		}
+		return strings.Join(out, "\n")
+	}
+	want := list()
+	if !strings.Contains(want, "Name:r-000 Revision:2") || strings.Count(want, "Name:r-") != 2*n+1 {
+		t.Fatalf("Summaries = %s", want)
+	}
+	log.take()
+	setAnnotation := func(name string, v any) {
+		t.Helper()
+		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{annotationSummary: v}}}
+		if _, err := b.c.patch(ctxT(t), resReleases, ns, name, types.MergePatchType, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		what   string
+		damage func()
+		reqs   string // the requests of the two listings, in order
+	}{
+		{"every annotation there", func() {}, "GET releases metadata, GET releases metadata"},
+		{"one annotation removed, one garbled", func() {
+			setAnnotation(headName("r-001", 1), nil)
+			setAnnotation(headName("r-002", 1), "{not json")
+		}, "GET releases metadata, GET releases/" + headName("r-001", 1) + " json, GET releases/" + headName("r-002", 1) + " json, " +
+			"GET releases metadata, GET releases/" + headName("r-001", 1) + " json, GET releases/" + headName("r-002", 1) + " json"},
+		{"every annotation removed", func() {
+			for i := range n {
+				setAnnotation(headName(fmt.Sprintf("r-%03d", i), 1), nil)
+			}
+			setAnnotation(headName("r-000", 2), nil)
+		}, "GET releases metadata, GET releases json, GET releases metadata, GET releases json"},
+	} {
+		c.damage()
+		log.take()
+		if got := list(); got != want {
+			t.Fatalf("%s: Summaries =\n%s\nwant\n%s", c.what, got, want)
+		}
+		if got := strings.Join(log.take(), ", "); got != c.reqs {
+			t.Errorf("%s: requests %s\nwant %s", c.what, got, c.reqs)
+		}
+	}
+}
