@@ -3,6 +3,7 @@ package crsplit
 import (
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 )
 
 // requestLog records when each request to the API server started and
-// ended.
+// ended, and whether it asked for metadata only.
 type requestLog struct {
 	mu   sync.Mutex
 	reqs []span
@@ -28,6 +29,9 @@ type span struct {
 func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
 		s := span{what: req.Method + " " + req.URL.Path, start: time.Now()}
+		if strings.HasPrefix(req.Header.Get("Accept"), "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList") {
+			s.what += " (metadata)"
+		}
 		resp, err := rt.RoundTrip(req)
 		s.end = time.Now()
 		l.mu.Lock()

@@ -2,9 +2,7 @@ package crsplit
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -14,34 +12,6 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
 )
-
-// acceptLog records each request's method, path and Accept header.
-type acceptLog struct {
-	mu   sync.Mutex
-	reqs []string
-}
-
-func (l *acceptLog) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripper(func(req *http.Request) (*http.Response, error) {
-		accept := "json"
-		if strings.HasPrefix(req.Header.Get("Accept"), "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList") {
-			accept = "metadata"
-		}
-		path := req.URL.Path[strings.LastIndex(req.URL.Path, "/"+resReleases)+1:]
-		l.mu.Lock()
-		l.reqs = append(l.reqs, req.Method+" "+path+" "+accept)
-		l.mu.Unlock()
-		return rt.RoundTrip(req)
-	})
-}
-
-func (l *acceptLog) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := l.reqs
-	l.reqs = nil
-	return out
-}
 
 // rel is revision v of a small release with status st.
 func rel(name, ns string, v int, st release.Status) *release.Release {
@@ -62,7 +32,7 @@ func headName(name string, v int) string { return driver.MakeKey(name, v) }
 func TestSummaryListing(t *testing.T) {
 	k := cluster(t)
 	ns := newNamespace(t, k)
-	log := &acceptLog{}
+	log := &requestLog{}
 	cfg := k.Config(kubeenv.Admin)
 	cfg.WrapTransport = log.wrap
 	all, err := openStore(ctxT(t), cfg)
@@ -111,27 +81,34 @@ func TestSummaryListing(t *testing.T) {
 	for _, c := range []struct {
 		what   string
 		damage func()
-		reqs   string // the requests of the two listings, in order
+		reqs   string // the requests (all GET) of the two listings, in order
 	}{
-		{"every annotation there", func() {}, "GET releases metadata, GET releases metadata"},
+		{"every annotation there", func() {}, "releases (metadata), releases (metadata)"},
 		{"one annotation removed, one garbled", func() {
 			setAnnotation(headName("r-001", 1), nil)
 			setAnnotation(headName("r-002", 1), "{not json")
-		}, "GET releases metadata, GET releases/" + headName("r-001", 1) + " json, GET releases/" + headName("r-002", 1) + " json, " +
-			"GET releases metadata, GET releases/" + headName("r-001", 1) + " json, GET releases/" + headName("r-002", 1) + " json"},
+		}, "releases (metadata), releases/" + headName("r-001", 1) + ", releases/" + headName("r-002", 1) + ", " +
+			"releases (metadata), releases/" + headName("r-001", 1) + ", releases/" + headName("r-002", 1)},
 		{"every annotation removed", func() {
 			for i := range n {
 				setAnnotation(headName(fmt.Sprintf("r-%03d", i), 1), nil)
 			}
 			setAnnotation(headName("r-000", 2), nil)
-		}, "GET releases metadata, GET releases json, GET releases metadata, GET releases json"},
+		}, "releases (metadata), releases, releases (metadata), releases"},
 	} {
 		c.damage()
 		log.take()
 		if got := list(); got != want {
 			t.Fatalf("%s: Summaries =\n%s\nwant\n%s", c.what, got, want)
 		}
-		if got := strings.Join(log.take(), ", "); got != c.reqs {
+		var reqs []string
+		for _, r := range log.take() {
+			if !strings.HasPrefix(r.what, "GET ") {
+				t.Errorf("%s: request %s", c.what, r.what)
+			}
+			reqs = append(reqs, r.what[strings.LastIndex(r.what, "/"+resReleases)+1:])
+		}
+		if got := strings.Join(reqs, ", "); got != c.reqs {
 			t.Errorf("%s: requests %s\nwant %s", c.what, got, c.reqs)
 		}
 	}
