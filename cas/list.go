@@ -59,10 +59,12 @@ func (b *Backend) listedHead(ctx context.Context, obj *Object) (*driver.Head, er
 	}
 	if obj.SummaryOnly {
 		if obj.Err == nil && obj.Head != nil && !isPending(obj) {
-			return b.summaryHead(obj)
+			if h, err := b.summaryHead(obj); err == nil {
+				return h, nil
+			}
 		}
-		// Pending, damaged or without its summary: read whole, then as
-		// below.
+		// Pending, without its summary or with one that does not match
+		// the object: read whole, then as below.
 		whole, err := b.s.Get(ctx, obj.Ref(), ReadOptions{})
 		if errors.Is(err, ErrNotFound) {
 			return nil, nil // deleted meanwhile

@@ -84,11 +84,16 @@ func TestSummaryListing(t *testing.T) {
 		reqs   string // the requests (all GET) of the two listings, in order
 	}{
 		{"every annotation there", func() {}, "releases (metadata), releases (metadata)"},
-		{"one annotation removed, one garbled", func() {
+		{"one annotation removed, one garbled, one of another Release", func() {
 			setAnnotation(headName("r-001", 1), nil)
 			setAnnotation(headName("r-002", 1), "{not json")
-		}, "releases (metadata), releases/" + headName("r-001", 1) + ", releases/" + headName("r-002", 1) + ", " +
-			"releases (metadata), releases/" + headName("r-001", 1) + ", releases/" + headName("r-002", 1)},
+			other, err := b.c.getMeta(ctxT(t), resReleases, ns, headName("r-004", 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			setAnnotation(headName("r-003", 1), other.Annotations[annotationSummary])
+		}, "releases (metadata), releases/" + headName("r-001", 1) + ", releases/" + headName("r-002", 1) + ", releases/" + headName("r-003", 1) + ", " +
+			"releases (metadata), releases/" + headName("r-001", 1) + ", releases/" + headName("r-002", 1) + ", releases/" + headName("r-003", 1)},
 		{"every annotation removed", func() {
 			for i := range n {
 				setAnnotation(headName(fmt.Sprintf("r-%03d", i), 1), nil)
