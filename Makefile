@@ -4,8 +4,8 @@
 # Environment `make test` reads (see CONTRIBUTING.md "Running the tests"):
 #   HELMSTORE_REQUIRE_SERVICES=1  a service that is missing fails the run instead of
 #                                 skipping tests (set by .ci/run)
-#   HELMSTORE_ETCD                path of an etcd (3.4+) binary; default: etcd on PATH, else
-#                                 /usr/bin/etcd, else Debian's etcd-server is installed (as root)
+#   HELMSTORE_ETCD                path of an etcd binary; default: etcd v3.6.16, built from
+#                                 tools/etcd into ${XDG_CACHE_HOME:-~/.cache}/helmstore/
 #   HELMSTORE_KUBE_BIN_DIR        prebuilt kube-apiserver and kube-controller-manager; default:
 #                                 built from tools/kube into ${XDG_CACHE_HOME:-~/.cache}/helmstore/
 #   HELMSTORE_REDIS_SERVER        path of a redis-server (7+) binary; default: redis-server on
@@ -26,7 +26,7 @@ quickstart:
 	$(GO) run ./examples/quickstart
 
 ## test: the whole suite. Tests find their services (PostgreSQL, MariaDB, Redis
-## standalone and Cluster, etcd + a kube-apiserver built from source) or start them.
+## standalone and Cluster, a kube-apiserver on etcd, both built from source) or start them.
 ## Every long step says so before it starts.
 test: services vet staticcheck
 	@$(GO) run ./internal/testenv/cmd/kubebin -optional
@@ -54,20 +54,18 @@ staticcheck:
 	@echo "staticcheck: $(STATICCHECK) ./... (about a minute; a first run downloads and compiles staticcheck and every dependency first: a few minutes more)"
 	$(GO) run $(STATICCHECK) ./...
 
-## services: the non-Go programs tests start: etcd (HELMSTORE_ETCD, else on PATH, else
-## installs Debian's etcd-server) and redis-server + redis-cli (HELMSTORE_REDIS_SERVER,
-## else on PATH, else installs Debian's redis-server). Without one and without a way to
-## install it, says why and goes on (the crsplit or redis tests skip), unless
-## HELMSTORE_REQUIRE_SERVICES=1.
+## services: the non-Go program tests start: redis-server + redis-cli (HELMSTORE_REDIS_SERVER,
+## else on PATH, else installs Debian's redis-server). Without it and without a way to
+## install it, says why and goes on (the redis tests skip), unless HELMSTORE_REQUIRE_SERVICES=1.
+## (etcd and the Kubernetes binaries are Go: `make kube` builds them.)
 services:
-	@sh tools/ensure-etcd.sh
 	@sh tools/ensure-redis.sh
 
-## kube: builds kube-apiserver and kube-controller-manager from tools/kube into the cache
-## (7-10 minutes cold on 2 cores, with progress lines; one line when already built). The
-## tests build them on demand too; this makes the wait visible. `make test` runs it with
-## -optional: a failed build is reported and the other tests still run, unless
-## HELMSTORE_REQUIRE_SERVICES=1.
+## kube: builds etcd from tools/etcd and kube-apiserver and kube-controller-manager from
+## tools/kube into the cache (8-11 minutes cold on 2 cores, with progress lines; one line
+## each when already built). The tests build them on demand too; this makes the wait
+## visible. `make test` runs it with -optional: a failed build is reported and the other
+## tests still run, unless HELMSTORE_REQUIRE_SERVICES=1.
 kube:
 	@$(GO) run ./internal/testenv/cmd/kubebin
 

@@ -15,7 +15,7 @@
 # cannot be done it says why and what to do, and exits 0 so the other tests
 # still run (the redis tests then skip) -- unless HELMSTORE_REQUIRE_SERVICES=1,
 # where it exits 1. It does not start or stop any server. The finding and
-# installing are tools/ensure.sh's, shared with ensure-etcd.sh.
+# installing are tools/ensure.sh's.
 set -u
 
 service=redis envvar=HELMSTORE_REDIS_SERVER binary=redis-server default_path=/usr/bin/redis-server package=redis-server

@@ -1,11 +1,11 @@
-# ensure.sh: what tools/ensure-etcd.sh and tools/ensure-redis.sh share (sourced
-# by them, not run): find a server binary the tests start, as
-# internal/testenv/kubeenv and redisenv find it, or install its Debian
-# package with apt-get (as root), or say why not and what to do.
+# ensure.sh: the finding and installing of tools/ensure-redis.sh (sourced by
+# it, not run): find a server binary the tests start, as
+# internal/testenv/redisenv finds it, or install its Debian package with
+# apt-get (as root), or say why not and what to do.
 #
 # The sourcing script sets, then calls ensure:
-#   service   the name its messages start with (etcd, redis)
-#   envvar    the variable naming the binary's path (HELMSTORE_ETCD, ...)
+#   service   the name its messages start with (redis)
+#   envvar    the variable naming the binary's path (HELMSTORE_REDIS_SERVER)
 #   binary    its name on PATH; default_path where Debian installs it
 #   package   the Debian package that brings it
 #   todo      what a user can do instead

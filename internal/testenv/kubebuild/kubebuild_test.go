@@ -1,6 +1,7 @@
 package kubebuild
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,21 @@ func TestBuildOutput(t *testing.T) {
 }
 
 func TestLDFlags(t *testing.T) {
-	if f := ldFlags("v1.34.3"); !strings.Contains(f, "gitMajor=1 ") || !strings.Contains(f, "gitMinor=34 ") || !strings.Contains(f, "gitVersion=v1.34.3 ") {
+	if f := kubeLDFlags("v1.34.3"); !strings.Contains(f, "gitMajor=1 ") || !strings.Contains(f, "gitMinor=34 ") || !strings.Contains(f, "gitVersion=v1.34.3 ") {
 		t.Fatal(f)
+	}
+}
+
+// Each tool's module is found, its version read from its go.mod, and its
+// cache directory named after it.
+func TestLocate(t *testing.T) {
+	for _, tl := range []*tool{etcdTool, kubeTool} {
+		b, err := tl.locate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(filepath.Base(b.dir), tl.name+"-") || !strings.HasPrefix(b.version, "v") {
+			t.Fatalf("%s: cache directory %s, version %q", tl.name, b.dir, b.version)
+		}
 	}
 }

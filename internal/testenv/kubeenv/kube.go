@@ -1,7 +1,8 @@
 // Package kubeenv starts a real Kubernetes API server for the crsplit
-// tests: etcd and kube-apiserver (built from tools/kube by kubebuild) on
-// loopback ports, with token users and RBAC, shared by a test binary (Kube)
-// or started apart (Start), and kube-controller-manager on demand.
+// tests: etcd and kube-apiserver (built from tools/etcd and tools/kube by
+// kubebuild) on loopback ports, with token users and RBAC, shared by a test
+// binary (Kube) or started apart (Start), and kube-controller-manager on
+// demand.
 package kubeenv
 
 import (
@@ -15,7 +16,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,10 +30,6 @@ import (
 
 	"github.com/helmstore/helmstore/internal/testenv"
 )
-
-// EtcdEnv names the etcd binary to use instead of the one on PATH (or
-// /usr/bin/etcd). `make test` (tools/ensure-etcd.sh) honours it the same way.
-const EtcdEnv = "HELMSTORE_ETCD"
 
 // EtcdDataEnv names a directory for etcd's data instead of the server's
 // temporary directory (for example a tmpfs: /dev/shm).
@@ -59,7 +55,8 @@ type Server struct {
 
 	dir       string
 	extraDirs []string
-	bin       string
+	bin       string // the directory of kube-apiserver and kube-controller-manager
+	etcdBin   string
 	tokens    map[string]string
 
 	etcd, apiserver *testenv.Proc
@@ -68,12 +65,7 @@ type Server struct {
 // Start starts etcd and kube-apiserver (built by Binaries) in a
 // temporary directory. Stop ends them and removes the directory.
 func Start() (*Server, error) {
-	// etcd first: without it, building the binaries would be for nothing.
-	etcdPath, err := findEtcd()
-	if err != nil {
-		return nil, err
-	}
-	bin, err := Binaries()
+	bins, err := Binaries()
 	if err != nil {
 		return nil, err
 	}
@@ -86,13 +78,13 @@ func Start() (*Server, error) {
 	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, err
 	}
-	k := &Server{dir: dir, bin: bin, tokens: map[string]string{}}
+	k := &Server{dir: dir, bin: bins.Dir, etcdBin: bins.Etcd, tokens: map[string]string{}}
 	if err := k.writeCredentials(); err != nil {
 		k.Stop()
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
-		err = k.start(etcdPath)
+		err = k.start()
 		if err == nil {
 			break
 		}
@@ -131,41 +123,6 @@ func removeStaleKubeDirs() {
 	}
 }
 
-// EtcdMissing is what to do when no etcd is found: the same words `make
-// test` (tools/ensure-etcd.sh) prints, so a skip and the make step agree.
-const EtcdMissing = "install etcd 3.4 or later (Debian/Ubuntu, as root: apt-get install etcd-server) and put it on PATH, or set " + EtcdEnv + " to its path"
-
-// noEtcdError is findEtcd's error, so that Kube reports etcd (not
-// kube-apiserver) as the missing service.
-type noEtcdError struct{ msg string }
-
-func (e *noEtcdError) Error() string { return e.msg }
-
-// EtcdAvailable reports why etcd cannot be found (nil when it can), so a
-// package can skip building the Kubernetes binaries it could not run.
-func EtcdAvailable() error {
-	_, err := findEtcd()
-	return err
-}
-
-// findEtcd finds etcd as tools/ensure-etcd.sh does: $HELMSTORE_ETCD, else
-// etcd on PATH, else /usr/bin/etcd (where Debian's etcd-server puts it).
-func findEtcd() (string, error) {
-	if p := os.Getenv(EtcdEnv); p != "" {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			return "", &noEtcdError{fmt.Sprintf("%s=%s is not an executable file: %s", EtcdEnv, p, EtcdMissing)}
-		}
-		return p, nil
-	}
-	if p, err := exec.LookPath("etcd"); err == nil {
-		return p, nil
-	}
-	if fi, err := os.Stat("/usr/bin/etcd"); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-		return "/usr/bin/etcd", nil
-	}
-	return "", &noEtcdError{fmt.Sprintf("etcd is not installed (not on PATH, no /usr/bin/etcd, %s not set): %s", EtcdEnv, EtcdMissing)}
-}
-
 func randomToken() string {
 	b := make([]byte, 16)
 	rand.Read(b)
@@ -199,7 +156,7 @@ func (k *Server) writeCredentials() error {
 	return os.WriteFile(filepath.Join(k.dir, "tokens.csv"), []byte(b.String()), 0o600)
 }
 
-func (k *Server) start(etcdPath string) error {
+func (k *Server) start() error {
 	ports, err := testenv.FreePorts(3)
 	if err != nil {
 		return err
@@ -214,7 +171,7 @@ func (k *Server) start(etcdPath string) error {
 		k.extraDirs = append(k.extraDirs, data)
 	}
 	os.RemoveAll(data)
-	k.etcd, err = testenv.StartProc(k.dir, "etcd", etcdPath,
+	k.etcd, err = testenv.StartProc(k.dir, "etcd", k.etcdBin,
 		"--name", "default", "--data-dir", data,
 		"--listen-client-urls", client, "--advertise-client-urls", client,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
@@ -403,13 +360,9 @@ func Kube(t testing.TB) *Server {
 		start := time.Now()
 		kubeShared.k, kubeShared.err = Start()
 		if kubeShared.err == nil {
-			fmt.Fprintf(os.Stderr, "testenv: kube-apiserver ready at %s in %s\n", kubeShared.k.URL, time.Since(start).Round(100*time.Millisecond))
+			fmt.Fprintf(os.Stderr, "testenv: kube-apiserver ready at %s in %s, on %s\n", kubeShared.k.URL, time.Since(start).Round(100*time.Millisecond), kubeShared.k.etcdBin)
 		}
 	})
-	var noEtcd *noEtcdError
-	if errors.As(kubeShared.err, &noEtcd) {
-		testenv.Unavailable(t, "etcd (for kube-apiserver)", kubeShared.err)
-	}
 	if kubeShared.err != nil {
 		testenv.Unavailable(t, "kube-apiserver", kubeShared.err)
 	}

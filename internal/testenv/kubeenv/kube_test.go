@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,33 +18,44 @@ import (
 	"github.com/helmstore/helmstore/internal/testenv/kubebuild"
 )
 
-// TestKubeBinaries finds (or builds) the Kubernetes binaries. `make test`
-// builds them before the tests, as a step of its own (`make kube`).
+// TestKubeBinaries finds (or builds) etcd and the Kubernetes binaries.
+// `make test` builds them before the tests, as a step of its own (`make
+// kube`).
 func TestKubeBinaries(t *testing.T) {
 	if d, ok := t.Deadline(); ok && time.Until(d) < 20*time.Minute && !kubebuild.Built() {
 		// go test's default 10-minute timeout would end a cold build
 		// (and every other test of the package) with a panic.
 		testenv.Unavailable(t, "a kube-apiserver binary", errors.New("not built yet, and a cold build ("+kubebuild.ColdBuild+") may not fit in this test's -timeout: run `make kube` first (or go test -timeout 30m)"))
 	}
-	dir, err := Binaries()
+	bins, err := Binaries()
 	if err != nil {
 		testenv.Unavailable(t, "a kube-apiserver binary", err)
 	}
-	if !haveKubeBinaries(dir) {
-		t.Fatalf("Binaries returned %s, which lacks the binaries", dir)
+	if !haveKubeBinaries(bins.Dir) {
+		t.Fatalf("Binaries returned %s, which lacks the binaries", bins.Dir)
 	}
-	if os.Getenv(BinDirEnv) == "" && !strings.HasPrefix(filepath.Base(dir), "kube-") {
-		t.Fatalf("cache directory %s is not keyed by the tools module", dir)
+	if os.Getenv(BinDirEnv) == "" && !strings.HasPrefix(filepath.Base(bins.Dir), "kube-") {
+		t.Fatalf("cache directory %s is not keyed by the tools/kube module", bins.Dir)
+	}
+	if os.Getenv(EtcdEnv) != "" {
+		return
+	}
+	if !strings.HasPrefix(filepath.Base(filepath.Dir(bins.Etcd)), "etcd-") {
+		t.Fatalf("etcd %s is not in a cache directory keyed by the tools/etcd module", bins.Etcd)
+	}
+	// The version etcd reports is the one tools/etcd requires.
+	out, err := exec.Command(bins.Etcd, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s --version: %v\n%s", bins.Etcd, err, out)
+	}
+	if want := "etcd Version: " + strings.TrimPrefix(bins.EtcdVersion, "v") + "\n"; !strings.Contains(string(out), want) {
+		t.Fatalf("%s --version says:\n%s\nwant a line %q", bins.Etcd, out, want)
 	}
 }
 
 func TestKubeServer(t *testing.T) {
 	k, err := Start()
 	if err != nil {
-		var noEtcd *noEtcdError
-		if errors.As(err, &noEtcd) {
-			testenv.Unavailable(t, "etcd (for kube-apiserver)", err)
-		}
 		testenv.Unavailable(t, "kube-apiserver", err)
 	}
 	defer func() {

@@ -1,9 +1,9 @@
-// Command kubebin builds the kube-apiserver and kube-controller-manager the
-// crsplit tests run against, with progress lines, or says in one line where
-// the cached ones are. `make kube` and `make test` run it, so that a cold
-// build is a visible step of its own rather than minutes of silence inside a
-// test; the tests call the same code (kubeenv.Binaries) and build on
-// demand when this step has not run.
+// Command kubebin builds etcd, kube-apiserver and kube-controller-manager,
+// which the crsplit tests run, with progress lines, or says in one line
+// each where the cached ones are. `make kube` and `make test` run it, so
+// that a cold build is a visible step of its own rather than minutes of
+// silence inside a test; the tests call the same code (kubeenv.Binaries)
+// and build on demand when this step has not run.
 //
 // With -optional (as in `make test`) a failed build is reported and the
 // command exits 0, so the other tests still run (the crsplit tests then try
@@ -29,6 +29,12 @@ func main() {
 			return
 		}
 		os.Exit(1)
+	}
+	switch {
+	case os.Getenv(kubebuild.EtcdEnv) != "":
+		fmt.Printf("kube: using etcd %s=%s\n", kubebuild.EtcdEnv, r.Etcd)
+	case !r.EtcdBuilt:
+		fmt.Printf("kube: etcd %s already built: %s\n", r.EtcdVersion, r.Etcd)
 	}
 	switch {
 	case os.Getenv(kubebuild.BinDirEnv) != "":
