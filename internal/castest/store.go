@@ -407,14 +407,23 @@ func (s *Store) AddReferrer(ctx context.Context, ref cas.Ref, r cas.Referrer) (*
 }
 
 // List implements cas.ObjectStore: exactly the objects sel selects, sorted
-// by namespace and name.
+// by namespace and name. With Selector.Summary, a head that is not garbled
+// is returned with its summary only (cas.Object.SummaryOnly), as crsplit
+// lists heads.
 func (s *Store) List(ctx context.Context, sel cas.Selector) ([]*cas.Object, error) {
 	var out []*cas.Object
 	err := s.call(ctx, CallList, cas.Ref{Kind: sel.Kind, Namespace: sel.Namespace, Name: sel.Name}, false, func() error {
 		for ref, e := range s.d.objects {
-			if selects(sel, ref, e.obj) {
-				out = append(out, e.read(!sel.Meta))
+			if !selects(sel, ref, e.obj) {
+				continue
 			}
+			o := e.read(!sel.Meta)
+			if sel.Summary && o.Head != nil {
+				h := o.Head
+				o.Head = &cas.HeadRecord{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description}
+				o.SummaryOnly = true
+			}
+			out = append(out, o)
 		}
 		return nil
 	}, nil)
