@@ -45,10 +45,10 @@ type listItem struct {
 // so that the latest revision, the name prefix and the cursor are chosen
 // on the keys alone; then the index field (the index fields and the
 // summary, packed) of the chosen heads only, with one HMGET each
-// (pipelined, as many as the limit needs), never their body. Statuses and labels are checked on those fields. A
-// namespace whose index set is not a set is read by scanning its heads, as
-// Heads does; a head that is not a hash, misses a field or whose fields do
-// not parse is returned with Err.
+// (pipelined, as many as the limit needs), never their body. Statuses and
+// labels are checked on those fields. A namespace whose index set is not a
+// set is read by scanning its heads, as Heads does; a head that is not a
+// hash, misses a field or whose fields do not parse is returned with Err.
 func (b *redisBackend) List(ctx context.Context, q driver.ListQuery) ([]*driver.Head, error) {
 	nss, err := b.namespaces(ctx, q.Namespace)
 	if err != nil {
