@@ -127,11 +127,10 @@ func encode(obj *cas.Object) (any, error) {
 	m := objectMeta(obj)
 	switch {
 	case obj.Head != nil:
-		sum, err := summaryAnnotation(obj.Head)
-		if err != nil {
+		var err error
+		if m.Annotations, err = summaryAnnotations(obj.Head); err != nil {
 			return nil, err
 		}
-		m.Annotations = map[string]string{annotationSummary: sum}
 		return &releaseObject{TypeMeta: tm, ObjectMeta: m, Spec: releaseSpecOf(obj.Head)}, nil
 	case obj.Part != nil:
 		return &partObject{TypeMeta: tm, ObjectMeta: m, Spec: *obj.Part}, nil

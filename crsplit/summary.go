@@ -16,6 +16,11 @@ import (
 // records, which are most of their bytes.
 const annotationSummary = "helmstore.io/summary"
 
+// maxSummaryAnnotation bounds annotationSummary: a Release whose summary is
+// longer (a description of many kilobytes) has none, and a listing reads it
+// whole. Kubernetes refuses an object whose annotations exceed 256 KiB.
+const maxSummaryAnnotation = 16 << 10
+
 // summaryFallback is the most Releases without a summary that reads (written
 // by an earlier version, or damaged) a summary listing reads one by one;
 // with more, it lists the Releases whole.
@@ -29,10 +34,18 @@ type releaseSummary struct {
 	Description string `json:"description,omitempty"`
 }
 
-// summaryAnnotation returns the value of annotationSummary for h.
-func summaryAnnotation(h *cas.HeadRecord) (string, error) {
+// summaryAnnotations returns the annotations of a Release holding h: its
+// summary, unless longer than maxSummaryAnnotation.
+func summaryAnnotations(h *cas.HeadRecord) (map[string]string, error) {
 	b, err := json.Marshal(releaseSummary{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description})
-	return string(b), err
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	if len(b) <= maxSummaryAnnotation {
+		m[annotationSummary] = string(b)
+	}
+	return m, nil
 }
 
 // listSummaries lists the Releases opts selects in ns by their metadata
