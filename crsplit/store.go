@@ -127,11 +127,12 @@ func encode(obj *cas.Object) (any, error) {
 	m := objectMeta(obj)
 	switch {
 	case obj.Head != nil:
+		h := fitSummary(obj.Head)
 		var err error
-		if m.Annotations, err = summaryAnnotations(obj.Head); err != nil {
+		if m.Annotations, err = summaryAnnotations(h); err != nil {
 			return nil, err
 		}
-		return &releaseObject{TypeMeta: tm, ObjectMeta: m, Spec: releaseSpecOf(obj.Head)}, nil
+		return &releaseObject{TypeMeta: tm, ObjectMeta: m, Spec: releaseSpecOf(h)}, nil
 	case obj.Part != nil:
 		return &partObject{TypeMeta: tm, ObjectMeta: m, Spec: *obj.Part}, nil
 	case obj.Chunk != nil:

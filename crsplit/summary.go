@@ -3,6 +3,7 @@ package crsplit
 import (
 	"context"
 	"encoding/json"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -15,6 +16,30 @@ import (
 // metadata alone (a list of PartialObjectMetadata, in protobuf), not their
 // records, which are most of their bytes.
 const annotationSummary = "helmstore.io/summary"
+
+// maxDescription bounds the description a Release's spec and summary
+// annotation hold (for the printer columns and the summary listing): a
+// longer one (a failure's whole output) is cut there, with the summary
+// marked as not recorded (cas.ChartFields.HasSummary false), so that a
+// listing reads that release whole and returns its description as stored
+// in its record. The record has no such bound.
+const maxDescription = 8 << 10
+
+// fitSummary returns h, or, if its description is over maxDescription, a
+// copy with it cut and the summary marked as not recorded.
+func fitSummary(h *cas.HeadRecord) *cas.HeadRecord {
+	if len(h.Description) <= maxDescription {
+		return h
+	}
+	c := *h
+	cut := maxDescription
+	for cut > 0 && !utf8.RuneStart(c.Description[cut]) {
+		cut--
+	}
+	c.Description = c.Description[:cut] + "…"
+	c.HasSummary = false
+	return &c
+}
 
 // maxSummaryAnnotation bounds annotationSummary: a Release whose summary is
 // longer (a description of many kilobytes) has none, and a listing reads it

@@ -118,24 +118,3 @@ func TestSummaryListing(t *testing.T) {
 		}
 	}
 }
-
-// A Release whose description is longer than an annotation may hold is
-// stored without its summary annotation, and listed, read whole, as the
-// others.
-func TestSummaryOfLongDescription(t *testing.T) {
-	k := cluster(t)
-	ns := newNamespace(t, k)
-	s, _ := openAs(t, k, kubeenv.Admin, ns)
-	long := rel("long", ns, 1, release.StatusFailed)
-	long.Info.Description = strings.Repeat("upgrade failed: ", 20000) // 320 KB
-	for _, r := range []*release.Release{long, rel("short", ns, 1, release.StatusDeployed)} {
-		if err := s.Create(driver.MakeKey(r.Name, 1), r); err != nil {
-			t.Fatalf("Create %s: %v", r.Name, err)
-		}
-	}
-	p, err := s.Summaries(ctxT(t), helm3.SummaryQuery{})
-	if err != nil || len(p.Summaries) != 2 || p.Summaries[0].Name != "long" || p.Summaries[0].Description != long.Info.Description ||
-		p.Summaries[1].Name != "short" {
-		t.Fatalf("Summaries = %d summaries, %v", len(p.Summaries), err)
-	}
-}

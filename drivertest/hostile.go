@@ -90,6 +90,33 @@ func testHostile(t *testing.T, h Harness) {
 		sameRelease(t, "after hostile keys", got, rel("app", "default", 1, release.StatusDeployed))
 	})
 
+	// A description of megabytes (a failure's whole output, say) and an app
+	// version of hundreds of kilobytes are kept and listed whole, however
+	// the backend stores a summary (columns, fields, annotations) and
+	// whatever it limits them to.
+	t.Run("LongSummaryFields", func(t *testing.T) {
+		s := h.open(t)
+		r := rel("long", "default", 1, release.StatusFailed)
+		r.Info.Description = strings.Repeat("Upgrade \"long\" failed: timed out waiting for the condition; ", 24000) // 1.5 MiB
+		r.Chart.Metadata.AppVersion = strings.Repeat("1.0.0-rc.", 35000)                                             // 315 KB
+		mustCreate(t, s, r)
+		mustCreate(t, s, rel("short", "default", 1, release.StatusDeployed))
+		got, err := s.Get(key("long", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameRelease(t, "a release with a long description", got, r)
+		sums := allSummaries(t, s, helm3.SummaryQuery{})
+		if len(sums) != 2 || sums[0].Name != "long" || sums[0].Description != r.Info.Description ||
+			sums[0].AppVersion != r.Chart.Metadata.AppVersion || sums[1].Name != "short" {
+			var got []string
+			for _, sum := range sums {
+				got = append(got, fmt.Sprintf("%s (%d bytes of description, %d of app version)", sum.Name, len(sum.Description), len(sum.AppVersion)))
+			}
+			t.Fatalf("Summaries = %v; want long with %d and %d bytes, then short", got, len(r.Info.Description), len(r.Chart.Metadata.AppVersion))
+		}
+	})
+
 	// What cannot be read back is refused on write, and nothing is stored.
 	t.Run("ValuesTooDeep", func(t *testing.T) {
 		s := h.open(t)
