@@ -63,9 +63,12 @@
 //     the spec in the same write): a summary listing (Store.Summaries)
 //     lists the Releases' metadata alone, as protobuf
 //     PartialObjectMetadata, a tenth of their bytes, and decodes no record.
-//     A Release without it (written by an earlier version) or whose
-//     annotation does not decode is read whole; where more than 64 are, the
-//     listing lists the Releases whole.
+//     A Release without it (written by an earlier version, or whose summary
+//     is over 16 KiB) or whose annotation does not decode is read whole;
+//     where more than 64 are, the listing lists the Releases whole. A
+//     description over 8 KiB is cut in the spec and the annotation, which
+//     then say the summary was not recorded: the listing reads that release
+//     whole, and returns its description as its record holds it.
 //     Printer columns show it like helm list (and, with -o wide, like helm
 //     history). Releases written by earlier versions, with the record as a
 //     structured object (spec.release), are still read.
