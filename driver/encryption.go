@@ -38,6 +38,12 @@ var ErrKeyUnavailable = errors.New("encryption key unavailable")
 // Head.Unseal) that package encryption encrypted.
 const EncryptedBody = 0xE6
 
+// KeyringKey is the key of a namespace's keyring record, which package
+// encryption keeps in every namespace it encrypts (a head no Helm release
+// has: Helm numbers revisions from 1). A namespace that holds one is
+// encrypted: a store opened without encryption keys writes nothing there.
+var KeyringKey = MakeKey("helmstore-keyring", 0)
+
 // EncryptedBy returns the id of the key-encryption key that wrapped the
 // data key of inner, a head body inside its seal, and whether encryption
 // encrypted it at all.

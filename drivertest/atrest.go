@@ -112,9 +112,13 @@ func RunAtRest(t *testing.T, a AtRest) {
 			}
 			wrong.Close()
 		}
+		checkDescription(t, a, s, secret)
+		checkKeylessWriter(t, a, s, key, secret)
 		checkRewrap(t, a, s, key, secret)
 	}
 	checkNamespaceKeys(t, a, secret)
+	checkCopiedKeyring(t, a, secret)
+	checkSeal(t, a, secret)
 }
 
 // checkNamespaceKeys stores releases of two namespaces, each under a
@@ -204,7 +208,7 @@ func secretRelease(name, ns string, v int, secret string) *release.Release {
 		Config:   map[string]interface{}{"password": secret, "revision": v},
 		Manifest: "kind: Secret\ndata:\n  password: " + secret + "\n",
 		Hooks:    []*release.Hook{{Name: "init", Manifest: "token: " + secret}},
-		Info:     &release.Info{Status: release.StatusDeployed, Notes: "the password is " + secret},
+		Info:     &release.Info{Status: release.StatusDeployed, Notes: "the password is " + secret, Description: "Upgrade failed: password " + secret},
 	}
 }
 

@@ -20,11 +20,19 @@
 // made before sealing), and a reader of the database cannot tell which
 // namespaces share a values file.
 //
-// What stays readable to whoever reads the store directly, because the
-// store selects and lists by it: namespaces, release names and keys,
-// revisions, statuses, custom labels, times, each part's size, and the
-// summary a listing shows (chart name and version, app version, last
-// deployed, description).
+// The revision's description is sealed too (a failed upgrade's
+// description is the Kubernetes error, which can quote a value); a summary
+// listing opens it with the key. What stays readable to whoever reads the
+// store directly, because the store selects and lists by it: namespaces,
+// release names and keys, revisions, statuses, custom labels, times, each
+// part's size, and the chart name and version, app version and last
+// deployment a listing shows.
+//
+// A namespace that holds encrypted releases keeps a keyring record, bound
+// to it: a store opened without the key writes nothing there (Create and
+// Update fail with ErrKeyUnavailable naming the key), and a store with the
+// key refuses a release it finds there in plaintext (ErrNotSealed). Seal
+// seals, in place, what a store held before encryption was turned on.
 //
 // Rotation: put the new key's URL first and keep the old one after it;
 // new writes wrap with the new key, and what the old one wrapped still
@@ -75,9 +83,9 @@ type RewrapResult struct {
 	Rewrapped  int // of them, those whose data key this pass moved to the current key
 }
 
-// ErrNotEncrypted is returned by Rewrap for a store opened without
-// encryption keys.
-var ErrNotEncrypted = errors.New("the store was opened without encryption keys")
+// ErrNotEncrypted is returned by Rewrap and Seal for a store opened
+// without encryption keys.
+var ErrNotEncrypted = engine.ErrNotEncrypted
 
 // Rewrap moves the data key of every namespace the store sees (all of
 // them for a store scoped to "", one otherwise) to the store's current
@@ -103,4 +111,40 @@ func Rewrap(ctx context.Context, store any, progress func(namespace string, rewr
 	}
 	res, err := r.Rewrap(ctx, h.Scope(), progress)
 	return RewrapResult{Namespaces: res.Namespaces, Rewrapped: res.Rewrapped}, err
+}
+
+// ErrNotSealed is the error (it wraps driver.ErrCorrupt) for a release that
+// a store with keys finds stored in plaintext: written by a store without
+// the key (an old tool, a forgotten HELM_DRIVER_ENCRYPTION_KEYS; a store of
+// this version refuses to) or before encryption was turned on. Get fails
+// with it, List and Query skip the release and log why, Delete removes it;
+// Seal seals it.
+var ErrNotSealed = envelope.ErrNotSealed
+
+// SealResult counts what a Seal pass found.
+type SealResult struct {
+	Releases int // revisions seen
+	Sealed   int // of them, stored in plaintext and sealed by this pass
+	Damaged  int // of them, in plaintext and unreadable: left as they are
+}
+
+// Seal seals in place every revision of the store's namespace (every
+// namespace for a store scoped to "") that is stored in plaintext, with
+// the store's current key: the way to turn encryption on for a store that
+// already holds releases, and to seal what a store without the key wrote.
+// Each revision is read whole and verified, then written back sealed with
+// its times and labels as they were; plaintext parts go once no revision
+// uses them. progress, if not nil, is called for each revision sealed (nil
+// error) or found damaged (left as it is, counted). Run it with Helm's
+// writers of those namespaces stopped: a write racing the pass on the same
+// revision could be undone. A rerun completes a pass that was stopped.
+// store is a helm3.Store or helm4.Store opened with encryption keys;
+// ErrNotEncrypted otherwise.
+func Seal(ctx context.Context, store any, progress func(namespace, key string, err error)) (SealResult, error) {
+	h := engine.Of(store)
+	if h == nil {
+		return SealResult{}, errors.New("encryption.Seal: not a helmstore store")
+	}
+	res, err := h.Seal(ctx, progress)
+	return SealResult{Releases: res.Releases, Sealed: res.Sealed, Damaged: res.Damaged}, err
 }

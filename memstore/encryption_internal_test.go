@@ -15,7 +15,8 @@ import (
 
 var atRestSpaces atomic.Int64
 
-// TestEncryptedAtRest scans memstore's space (drivertest.RunAtRest).
+// TestEncryptedAtRest scans memstore's space, every field of every head
+// and every part (drivertest.RunAtRest).
 func TestEncryptedAtRest(t *testing.T) {
 	open := func(t *testing.T, name string, opts ...helm3.Option) helm3.Store {
 		s, err := helm3.Open(context.Background(), Name, name, opts...)
@@ -37,7 +38,9 @@ func TestEncryptedAtRest(t *testing.T) {
 			defer sp.mu.RUnlock()
 			for _, recs := range sp.heads {
 				for _, r := range recs {
-					if bytes.Contains(r.head.Body, secret) {
+					h := r.head
+					fields := fmt.Sprint(h.Name, h.Status, h.Labels, h.ChartName, h.ChartVersion, h.AppVersion, h.Updated, h.Description)
+					if bytes.Contains(h.Body, secret) || bytes.Contains([]byte(fields), secret) {
 						return true
 					}
 				}

@@ -92,7 +92,7 @@ As a Helm plugin it runs as "helm store ...", with helm's flags and environment.
 	f.StringVar(&e.driver, "driver", os.Getenv("HELM_DRIVER"), "the store, as HELM_DRIVER names it (default: $HELM_DRIVER, else Helm's secret)")
 	f.StringVar(&e.conn, "connection", "", "the store's connection string (default: from the environment, as HELM_DRIVER's store reads it)")
 	root.AddCommand(newMigrateCmd(e), newVerifyCmd(e), newStatsCmd(e), newGCCmd(e),
-		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e), newRewrapCmd(e))
+		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e), newRewrapCmd(e), newSealCmd(e))
 	return root
 }
 

@@ -26,6 +26,10 @@ type Engine[R any] struct {
 	noDeltas atomic.Bool
 	cfg      *driver.Config
 	now      func() time.Time
+	// encrypts says the backend encrypts at rest (package encryption);
+	// a store that does not writes nothing into an encrypted namespace
+	// (plaintext.go).
+	encrypts bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -52,7 +56,8 @@ func New[R any](b driver.Backend, cfg *driver.Config, c Codec[R]) *View[R] {
 		c.EncryptionKeys = nil
 		cfg = &c
 	}
-	e := &Engine[R]{codec: c, name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), cfg: cfg, now: time.Now}
+	e := &Engine[R]{codec: c, name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), cfg: cfg, now: time.Now,
+		encrypts: encrypts(b)}
 	return &View[R]{e: e, ns: DefaultNamespace}
 }
 
@@ -185,7 +190,7 @@ func (v *View[R]) List(filter func(*R) bool) ([]*R, error) {
 		return nil, nil
 	}
 	q := driver.Query{Namespace: v.ns, Frames: v.e.cache.Empty()}
-	hs, err := v.e.backend.Heads(ctx, q)
+	hs, err := v.e.heads(ctx, q)
 	if err != nil {
 		return nil, v.fail("list", v.ns, "", err)
 	}
@@ -218,7 +223,7 @@ func (v *View[R]) Query(labels map[string]string) ([]*R, error) {
 		return nil, driver.ErrReleaseNotFound
 	}
 	q.Frames = v.e.cache.Empty()
-	hs, err := v.e.backend.Heads(ctx, q)
+	hs, err := v.e.heads(ctx, q)
 	if err != nil {
 		return nil, v.fail("query", v.ns, "", err)
 	}
@@ -252,6 +257,12 @@ func (v *View[R]) Update(key string, rls *R) error {
 func (v *View[R]) write(op, key string, rls *R) error {
 	ctx, cancel := v.ctx()
 	defer cancel()
+	return v.store(ctx, op, key, rls, v.e.now().Unix())
+}
+
+// store writes rls under key (op "create" or "update"), created or
+// modified at at (unix seconds).
+func (v *View[R]) store(ctx context.Context, op, key string, rls *R, at int64) error {
 	h, split, err := v.head(key, rls)
 	ns := v.ns
 	if h != nil {
@@ -260,18 +271,20 @@ func (v *View[R]) write(op, key string, rls *R) error {
 	if err != nil {
 		return v.fail(op, ns, key, err)
 	}
+	if err := v.e.checkPlaintext(ctx, h.Namespace); err != nil {
+		return v.fail(op, ns, key, err)
+	}
 	parts := v.e.encodeParts(h, split)
 	h.Seal(split.Body)
 	stored := make([]*driver.Part, len(parts))
 	for i, p := range parts {
 		stored[i] = p.Part
 	}
-	now := v.e.now().Unix()
 	if op == "create" {
-		h.CreatedAt = now
+		h.CreatedAt = at
 		err = v.e.backend.Create(ctx, h, stored)
 	} else {
-		h.ModifiedAt = now
+		h.ModifiedAt = at
 		err = v.e.backend.Update(ctx, h, stored)
 	}
 	if err != nil {
@@ -937,6 +950,9 @@ type Handle interface {
 	// Scope is the view's namespace ("" for all).
 	Scope() string
 	SetDeltas(on bool)
+	// Seal seals, in place, the releases of the view's namespace that an
+	// encrypting store finds in plaintext (seal.go).
+	Seal(ctx context.Context, progress func(namespace, key string, err error)) (SealResult, error)
 }
 
 // Of returns the engine view under s, a face's Store, or nil if s is not

@@ -103,6 +103,9 @@ func (v *View[R]) summarise(ctx context.Context, hs []*driver.Head) ([]*driver.S
 	out := make([]*driver.Summary, len(hs))
 	var whole []int // heads stored without their summary
 	for i, h := range hs {
+		if h.Key == driver.KeyringKey {
+			continue // an encrypted namespace's record, which a store with keys never lists
+		}
 		if h.Err != nil {
 			v.e.cfg.Log("helmstore: skipping release %q in namespace %q that cannot be read: %v", h.Key, h.Namespace, h.Err)
 			continue

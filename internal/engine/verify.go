@@ -18,7 +18,7 @@ func (v *View[R]) Verify(ctx context.Context, bad func(*driver.ReleaseError)) (i
 	if !v.validNamespace() {
 		return 0, nil
 	}
-	hs, err := v.e.backend.Heads(ctx, driver.Query{Namespace: v.ns})
+	hs, err := v.e.heads(ctx, driver.Query{Namespace: v.ns})
 	if err != nil {
 		return 0, v.fail("verify", v.ns, "", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -82,124 +81,61 @@ func partAD(ns string, a driver.Digest) []byte {
 	return append([]byte("part\x00"+ns+"\x00"), a[:]...)
 }
 
-// The keyring record of a namespace: a head that holds the namespace's
-// wrapped data key (its body, sealed as any head's), under a key no Helm
-// release has (Helm numbers revisions from 1). The first writer creates it
-// (Backend.Create: one wins), every writer uses the data key it holds, so
-// all writers of a namespace address its parts alike. Wrap's backend hides
-// it from every listing and count.
-const (
-	keyringName    = "helmstore-keyring"
-	keyringVersion = 0
-	keyringStatus  = "keyring"
-)
-
-var keyringKey = driver.MakeKey(keyringName, keyringVersion)
-
-// isKeyring reports whether h is a namespace's keyring record.
-func isKeyring(h *driver.Head) bool { return h.Key == keyringKey }
-
-// writeKey returns the data key for new writes in ns, and its wrapped
-// form: the one ns's keyring record holds, read on every write (a store
-// wiped or emptied behind this one's back gets a new record), created if
-// there is none.
-func (s *sealing) writeKey(ctx context.Context, ns string) (*DataKey, []byte, error) {
-	for range 3 {
-		hs, err := s.b.Heads(ctx, driver.Query{Namespace: ns, Key: keyringKey})
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(hs) > 0 {
-			h := hs[0]
-			inner, err := h.Unseal()
-			if h.Err != nil || err != nil {
-				return nil, nil, fmt.Errorf("%w: the keyring record of namespace %q: %v", driver.ErrCorrupt, ns, errors.Join(h.Err, err))
-			}
-			dk, _, err := s.bodyKey(ctx, ns, inner, false)
-			if err != nil {
-				return nil, nil, fmt.Errorf("namespace %q: %w", ns, err)
-			}
-			s.mu.Lock()
-			w := s.wrapped[dk.id]
-			s.mu.Unlock()
-			return dk, w, nil
-		}
-		dk, err := NewDataKey()
-		if err != nil {
-			return nil, nil, err
-		}
-		w, err := s.ring.Wrap(ctx, ns, dk)
-		if err != nil {
-			return nil, nil, err
-		}
-		enc := w.Encode()
-		rec := &driver.Head{Namespace: ns, Key: keyringKey, Name: keyringName, Version: keyringVersion,
-			Status: keyringStatus, Owner: driver.Owner}
-		rec.Seal(wrappedBody(enc))
-		switch err := s.b.Create(ctx, rec, nil); {
-		case err == nil:
-			s.mu.Lock()
-			s.keys[dk.id], s.wrapped[dk.id] = dk, enc
-			s.mu.Unlock()
-			return dk, enc, nil
-		case errors.Is(err, driver.ErrReleaseExists):
-			continue // another writer's record won: read it
-		default:
-			return nil, nil, err
-		}
-	}
-	return nil, nil, fmt.Errorf("%w: namespace %q: its keyring record kept changing", driver.ErrConflict, ns)
-}
-
-// wrappedBody is bodyMagic and the wrapped key enc, length-prefixed.
-func wrappedBody(enc []byte) []byte {
-	b := []byte{bodyMagic}
-	b = binary.BigEndian.AppendUint16(b, uint16(len(enc)))
-	return append(b, enc...)
-}
-
 // bodyKey returns the data key a sealed body of namespace ns carries,
 // unwrapping it once, and the rest of the body: the sealed frame. With
 // fallback (not for the record itself), a key whose KEK the Keyring lacks
 // is taken from ns's keyring record when the record holds the same data
-// key under a KEK it has (Rewrap).
+// key under a KEK it has (Rewrap). A key wrapped by another namespace's
+// KEK is driver.ErrCorrupt (Keyring.Allowed).
 func (s *sealing) bodyKey(ctx context.Context, ns string, body []byte, fallback bool) (*DataKey, []byte, error) {
-	if len(body) < 3 || body[0] != bodyMagic {
-		return nil, nil, corrupt("head body is not sealed")
+	enc, frame, err := splitBody(body)
+	if err != nil {
+		return nil, nil, err
 	}
-	n := int(binary.BigEndian.Uint16(body[1:]))
-	if len(body) < 3+n {
-		return nil, nil, corrupt("sealed head body: truncated wrapped key")
-	}
-	enc, frame := body[3:3+n], body[3+n:]
 	w, err := DecodeWrapped(enc)
 	if err != nil {
 		return nil, nil, err
 	}
+	if !s.ring.Allowed(ns, w.KEK) {
+		return nil, nil, corrupt("its data key is wrapped by " + w.KEK + ", another namespace's key-encryption key")
+	}
+	dk, err := s.unwrap(ctx, ns, w, enc)
+	if err != nil {
+		if !fallback || !errors.Is(err, ErrKeyUnavailable) || ctx.Err() != nil {
+			return nil, nil, err
+		}
+		if dk = s.recordKey(ctx, ns, w.DataKey); dk == nil {
+			return nil, nil, err
+		}
+	}
+	return dk, frame, nil
+}
+
+// unwrap returns the data key w (encoded as enc) holds, unwrapped once per
+// process, and remembers enc as the key's wrapped form for writes in ns
+// if ns's current KEK wrapped it.
+func (s *sealing) unwrap(ctx context.Context, ns string, w Wrapped, enc []byte) (*DataKey, error) {
 	s.mu.Lock()
 	dk := s.keys[w.DataKey]
 	s.mu.Unlock()
-	if dk == nil {
-		if dk, err = s.ring.Unwrap(ctx, w); err != nil {
-			if !fallback || !errors.Is(err, ErrKeyUnavailable) || ctx.Err() != nil {
-				return nil, nil, err
-			}
-			if dk = s.recordKey(ctx, ns, w.DataKey); dk == nil {
-				return nil, nil, err
-			}
-		}
-		s.mu.Lock()
-		if have := s.keys[w.DataKey]; have != nil {
-			dk = have
-		} else {
-			s.keys[w.DataKey] = dk
-		}
-		if cur, err := s.ring.Current(ns); err == nil && w.KEK == cur && s.wrapped[w.DataKey] == nil {
-			s.wrapped[w.DataKey] = append([]byte(nil), enc...)
-		}
-		s.mu.Unlock()
+	if dk != nil {
+		return dk, nil
 	}
-	return dk, frame, nil
+	dk, err := s.ring.Unwrap(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if have := s.keys[w.DataKey]; have != nil {
+		dk = have
+	} else {
+		s.keys[w.DataKey] = dk
+	}
+	if cur, err := s.ring.Current(ns); err == nil && w.KEK == cur && s.wrapped[w.DataKey] == nil {
+		s.wrapped[w.DataKey] = append([]byte(nil), enc...)
+	}
+	return dk, nil
 }
 
 // seal returns the head and parts b stores for h and parts.
@@ -219,6 +155,7 @@ func (s *sealing) seal(ctx context.Context, h *driver.Head, parts []*driver.Part
 		s.mu.Unlock()
 	}
 	sh := *h
+	sh.Description = sealDescription(dk, h.Namespace, h.Key, h.Description)
 	plain := make([]byte, 0, 5*len(driver.Digest{})+len(h.Body))
 	for _, d := range digestFields(&sh) {
 		plain = append(plain, d[:]...)
@@ -348,7 +285,11 @@ func (s *sealing) openAll(ctx context.Context, hs []*driver.Head) ([]*driver.Hea
 		if isKeyring(h) {
 			continue
 		}
-		if _, err := s.open(ctx, h, memo); err != nil {
+		dk, err := s.open(ctx, h, memo)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.openDescription(ctx, h, dk); err != nil {
 			return nil, err
 		}
 		out = append(out, h)
@@ -499,14 +440,16 @@ func (s *sealing) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 // wrap it again).
 func (s *sealing) EncryptsAtRest() {}
 
+// Plain returns the backend s stores through, which sees sealed bodies
+// and parts as opaque bytes (engine.View.Seal reads plaintext releases
+// through it).
+func (s *sealing) Plain() driver.Backend { return s.b }
+
 // Under returns the backend b stores through: what Wrap wrapped, or b
 // itself. Tests that read or damage what a store holds reach it so.
 func Under(b driver.Backend) driver.Backend {
-	switch w := b.(type) {
-	case *sealing:
-		return w.b
-	case *sealingCollector:
-		return w.b
+	if p, ok := b.(interface{ Plain() driver.Backend }); ok {
+		return p.Plain()
 	}
 	return b
 }

@@ -31,6 +31,15 @@ const Overhead = 1 + idSize + nonceSize + 16
 // than the one given; the message names both.
 var ErrKeyMismatch = fmt.Errorf("%w: sealed by another data key", ErrKeyUnavailable)
 
+// ErrNotSealed is the error (driver.ErrCorrupt) for a release a store that
+// encrypts finds stored in plaintext: written by a store without the key
+// (an old tool, a forgotten HELM_DRIVER_ENCRYPTION_KEYS) or before
+// encryption was turned on. It is refused, as anything a reader of the raw
+// store could have planted: Get fails with it, List and Query skip it and
+// log it, Delete removes it; encryption.Seal (helmstore seal) seals such
+// releases in place.
+var ErrNotSealed = fmt.Errorf("%w: the release is stored in plaintext where releases are encrypted at rest (written without the key, or before encryption was turned on): seal it with helmstore seal (encryption.Seal), or delete it", driver.ErrCorrupt)
+
 // A DataKey seals and addresses one namespace's data. Safe for concurrent
 // use.
 type DataKey struct {

@@ -97,6 +97,23 @@ func (k *Keyring) Current(ns string) (string, error) {
 	return k.current, nil
 }
 
+// Allowed reports whether the KEK kek may wrap data keys of namespace ns:
+// a KEK given for one namespace ("ns=URL") wraps that namespace's alone,
+// so a data key of ns wrapped by another namespace's KEK (a keyring record
+// or head copied from there, or written under it by an attacker holding
+// that KEK) is never used for ns.
+func (k *Keyring) Allowed(ns, kek string) bool {
+	if k.byNS[ns] == kek {
+		return true
+	}
+	for _, id := range k.byNS {
+		if id == kek {
+			return false
+		}
+	}
+	return true
+}
+
 // Close closes the keepers.
 func (k *Keyring) Close() error {
 	var errs []error

@@ -25,46 +25,6 @@ type RewrapResult struct {
 	Rewrapped  int // records moved to the current KEK by this pass
 }
 
-// recordKey returns the data key id that ns's keyring record holds,
-// unwrapped, if the record holds that key under a KEK the Keyring has; nil
-// otherwise.
-func (s *sealing) recordKey(ctx context.Context, ns string, id [idSize]byte) *DataKey {
-	w, _, err := s.record(ctx, ns)
-	if err != nil || w.DataKey != id {
-		return nil
-	}
-	dk, err := s.ring.Unwrap(ctx, w)
-	if err != nil {
-		return nil
-	}
-	return dk
-}
-
-// record returns the wrapped key of ns's keyring record, and the record;
-// driver.ErrReleaseNotFound if there is none.
-func (s *sealing) record(ctx context.Context, ns string) (Wrapped, *driver.Head, error) {
-	hs, err := s.b.Heads(ctx, driver.Query{Namespace: ns, Key: keyringKey})
-	if err != nil {
-		return Wrapped{}, nil, err
-	}
-	if len(hs) == 0 {
-		return Wrapped{}, nil, driver.ErrReleaseNotFound
-	}
-	h := hs[0]
-	inner, err := h.Unseal()
-	if h.Err != nil || err != nil {
-		return Wrapped{}, nil, fmt.Errorf("%w: the keyring record of namespace %q: %v", driver.ErrCorrupt, ns, errors.Join(h.Err, err))
-	}
-	if len(inner) < 3 || inner[0] != bodyMagic {
-		return Wrapped{}, nil, fmt.Errorf("%w: the keyring record of namespace %q is not sealed", driver.ErrCorrupt, ns)
-	}
-	w, err := DecodeWrapped(inner[3:])
-	if err != nil {
-		return Wrapped{}, nil, fmt.Errorf("the keyring record of namespace %q: %w", ns, err)
-	}
-	return w, h, nil
-}
-
 // Rewrap moves the data key of every namespace's keyring record (ns, or
 // every namespace for "") to the Keyring's current KEK, calling done after
 // each namespace with whether it was rewritten. A record already under the
@@ -106,26 +66,28 @@ func (s *sealing) Rewrap(ctx context.Context, ns string, done func(ns string, re
 }
 
 // rewrapRecord rewrites ns's keyring record with its data key wrapped by
-// the current KEK, unless it already is (or the record has gone).
+// the current KEK, unless it already is and is bound to ns (or the record
+// has gone).
 func (s *sealing) rewrapRecord(ctx context.Context, ns string) (bool, error) {
-	w, h, err := s.record(ctx, ns)
-	if errors.Is(err, driver.ErrReleaseNotFound) {
+	rec, err := s.readRecord(ctx, ns)
+	if errors.Is(err, errNoRecord) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	nw, err := s.ring.Rewrap(ctx, ns, w)
+	cur, err := s.ring.Current(ns)
 	if err != nil {
 		return false, fmt.Errorf("namespace %q: %w", ns, err)
 	}
-	if nw.KEK == w.KEK {
+	if rec.wrapped.KEK == cur && !rec.legacy {
 		return false, nil
 	}
-	rec := &driver.Head{Namespace: ns, Key: keyringKey, Name: keyringName, Version: keyringVersion,
-		Status: keyringStatus, Owner: driver.Owner, ModifiedAt: h.ModifiedAt, Labels: h.Labels}
-	rec.Seal(wrappedBody(nw.Encode()))
-	if err := s.b.Update(ctx, rec, nil); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+	nw, err := s.ring.Wrap(ctx, ns, rec.key)
+	if err != nil {
+		return false, fmt.Errorf("namespace %q: %w", ns, err)
+	}
+	if err := s.writeRecord(ctx, ns, rec.key, nw.Encode(), rec.head); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
 		return false, fmt.Errorf("namespace %q: %w", ns, err)
 	}
 	return true, nil
