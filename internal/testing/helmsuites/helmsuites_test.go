@@ -26,23 +26,27 @@ func TestHelmSuites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pg string
-	t.Run("postgres-server", func(t *testing.T) { pg = sqlenv.PostgresServer(t) })
+	pg, pgWhy := "", "TestHelmSuites/postgres-server did not run (-run)"
+	t.Run("postgres-server", func(t *testing.T) {
+		pgWhy = "no PostgreSQL server: see TestHelmSuites/postgres-server"
+		pg = sqlenv.PostgresServer(t)
+	})
 	rep := new(report)
 	start := time.Now()
 	t.Cleanup(func() { t.Logf("%s\n(%s)", rep, time.Since(start).Round(time.Second)) })
 	for _, h := range helms {
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
-			testHelm(t, g, h, pg, rep)
+			testHelm(t, g, h, pg, pgWhy, rep)
 		})
 	}
 }
 
 // testHelm builds h's suites over the fixture, runs each on every store
 // at once, and judges each of our stores' runs in a subtest
-// (TestHelmSuites/helm3/action/sqlite).
-func testHelm(t *testing.T, g *goTool, h helmVersion, pg string, rep *report) {
+// (TestHelmSuites/helm3/action/sqlite). pg is PostgreSQL's URL, or "" and
+// pgWhy says why there is none.
+func testHelm(t *testing.T, g *goTool, h helmVersion, pg, pgWhy string, rep *report) {
 	dir := workDir(t, h.name)
 	hm, err := linkHelm(g, h, linkDir(dir), dir)
 	if err != nil {
@@ -71,7 +75,7 @@ func testHelm(t *testing.T, g *goTool, h helmVersion, pg string, rep *report) {
 	for _, p := range h.packages {
 		for _, st := range stores {
 			if st == storePostgres && pg == "" {
-				rep.skip(h.pkg(p), hm.version, st, "no PostgreSQL server: see TestHelmSuites/postgres-server")
+				rep.skip(h.pkg(p), hm.version, st, pgWhy)
 				continue
 			}
 			jobs = append(jobs, &job{pkg: h.pkg(p), store: st})
@@ -109,7 +113,7 @@ func testHelm(t *testing.T, g *goTool, h helmVersion, pg string, rep *report) {
 				t.Run(st, func(t *testing.T) {
 					j := runs[pkg+" "+st]
 					if j == nil {
-						t.Skip("no PostgreSQL server: see TestHelmSuites/postgres-server")
+						t.Skip(pgWhy)
 					}
 					if j.err != nil {
 						t.Fatal(j.err)
