@@ -125,3 +125,6 @@ func isFile(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// errNoGoMod is returned where helmstore's go.mod cannot be found.
+var errNoGoMod = errors.New("go env GOMOD names no go.mod: run the test inside helmstore's module")

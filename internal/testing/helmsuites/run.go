@@ -2,34 +2,14 @@ package helmsuites
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
-
-// compile builds the test binaries of h's packages with overlay o into
-// dir, in one go test -c, and returns each binary's path by import path.
-func compile(g *goTool, h helmVersion, o *overlay, dir string) (map[string]string, error) {
-	// -ldflags=-w: no DWARF, which a test binary does not need and which
-	// takes a third of the time of linking these (100+ MB).
-	args := []string{"test", "-c", "-vet=off", "-ldflags=-w", "-overlay", o.path, "-o", dir + string(filepath.Separator)}
-	bins := map[string]string{}
-	for _, p := range h.packages {
-		args = append(args, h.pkg(p))
-		bins[h.pkg(p)] = filepath.Join(dir, path.Base(p)+".test")
-	}
-	if _, err := g.run(args...); err != nil {
-		return nil, err
-	}
-	return bins, nil
-}
 
 // noPostgres is where libpq looks for a server when PGHOST names it: no
 // directory. Helm 3's TestConfiguration_Init/Test_sql_driver expects its
@@ -208,53 +188,4 @@ func countStores(trace, store string) (int, error) {
 		}
 	}
 	return len(lines), nil
-}
-
-// event is one line of go tool test2json's output.
-type event struct {
-	Action string
-	Test   string
-	Output string
-}
-
-// parseEvents reads test2json events from rd into r, and returns the
-// output that belongs to no test.
-func (r *run) parseEvents(rd io.Reader) ([]string, error) {
-	var loose []string
-	dec := json.NewDecoder(rd)
-	for {
-		var e event
-		if err := dec.Decode(&e); err == io.EOF {
-			return loose, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("reading go tool test2json's output: %w", err)
-		}
-		if e.Test == "" {
-			if e.Action == "output" {
-				loose = append(loose, strings.TrimRight(e.Output, "\n"))
-			}
-			continue
-		}
-		tr := r.tests[e.Test]
-		if tr == nil {
-			tr = &testResult{}
-			r.tests[e.Test] = tr
-			r.order = append(r.order, e.Test)
-		}
-		switch e.Action {
-		case "output":
-			tr.output = append(tr.output, strings.TrimRight(e.Output, "\n"))
-		case "pass", "fail", "skip":
-			tr.action = e.Action
-		}
-	}
-}
-
-// stderrNote is the standard error of a run, if it printed one, to add to
-// an error.
-func stderrNote(s string) string {
-	if s = strings.TrimSpace(s); s == "" {
-		return ""
-	}
-	return ": " + s
 }

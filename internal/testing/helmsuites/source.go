@@ -2,7 +2,6 @@ package helmsuites
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,6 +96,3 @@ func linkDir(fallback string) string {
 	}
 	return filepath.Join(dir, "helmstore", "helmsuites")
 }
-
-// errNoGoMod is returned where helmstore's go.mod cannot be found.
-var errNoGoMod = errors.New("go env GOMOD names no go.mod: run the test inside helmstore's module")
