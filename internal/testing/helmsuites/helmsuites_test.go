@@ -118,7 +118,7 @@ func testHelm(t *testing.T, g *goTool, h helmVersion, pg, pgWhy string, rep *rep
 					if j.err != nil {
 						t.Fatal(j.err)
 					}
-					fs := judge(pkg, j.r, control.r, knownFailures)
+					fs := judge(pkg, j.r, control.r, knownFailures, flakyTests)
 					rep.add(pkg, hm.version, j.r, fs)
 					for _, f := range fs {
 						if f.verdict == verdictProblem {

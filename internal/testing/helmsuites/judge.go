@@ -11,6 +11,8 @@ const (
 	verdictExpected = "expected, fails on Secrets too"
 	// verdictKnown: it is in knownFailures.
 	verdictKnown = "known"
+	// verdictFlaky: it is in flakyTests, and not judged.
+	verdictFlaky = "flaky, not judged"
 	// verdictProblem: anything else; TestHelmSuites fails.
 	verdictProblem = "PROBLEM"
 )
@@ -30,12 +32,19 @@ func failed(r *testResult) bool { return r != nil && (r.action == "fail" || r.ac
 
 // judge gives the verdict on every test of suite that failed in ours, a
 // run on one of our stores, or that known lists, against control, the run
-// on Helm's Secrets driver.
-func judge(suite string, ours, control *run, known []knownFailure) []finding {
+// on Helm's Secrets driver. The tests flaky lists are reported when they
+// fail, and not judged.
+func judge(suite string, ours, control *run, known []knownFailure, flaky []flakyTest) []finding {
 	listed := map[string]knownFailure{}
 	for _, k := range known {
 		if k.suite == suite {
 			listed[k.test] = k
+		}
+	}
+	unjudged := map[string]string{}
+	for _, f := range flaky {
+		if f.suite == suite {
+			unjudged[f.test] = f.why
 		}
 	}
 	names := append([]string(nil), ours.order...)
@@ -56,6 +65,13 @@ func judge(suite string, ours, control *run, known []knownFailure) []finding {
 				f.reason = "did not finish: the test binary ended"
 			}
 		}
+		if why, ok := unjudged[name]; ok {
+			if failed(o) {
+				f.verdict, f.why = verdictFlaky, why
+				out = append(out, f)
+			}
+			continue
+		}
 		switch {
 		case o == nil:
 			f.verdict, f.why = verdictProblem, fmt.Sprintf("did not run on %s, but ran on Secrets", ours.store)
@@ -69,7 +85,7 @@ func judge(suite string, ours, control *run, known []knownFailure) []finding {
 		case failed(o) && failed(c):
 			f.verdict, f.why = verdictExpected, reasonOf(c.output)
 			if isListed {
-				f.verdict, f.why = verdictProblem, "listed in known.go as ours, but it fails on Secrets too: take it off the list"
+				f.verdict, f.why = verdictProblem, fmt.Sprintf("listed in known.go as ours, but it fails on Secrets too (%s): take it off the list", f.why)
 			}
 		case failed(o) && isListed && !strings.Contains(f.reason, k.match):
 			f.verdict, f.why = verdictProblem, fmt.Sprintf("listed in known.go (%s), but it fails for another reason: its reason does not contain %q", k.cause, k.match)

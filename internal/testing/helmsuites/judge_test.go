@@ -39,13 +39,15 @@ func TestJudge(t *testing.T) {
 		"TestListedParent/sub=fail:scoped",
 		"TestNoControl=fail:new",
 		"TestUnfinished=:",
+		"TestFlakyFails=fail:one goroutine more",
+		"TestFlakyPasses=pass:",
 	)
 	control := testRun("secrets",
 		"TestPass=pass:", "TestOurs=pass:", "TestBoth=fail:secrets too", "TestKnown=pass:",
 		"TestKnownPasses=pass:", "TestKnownSkips=pass:", "TestKnownOtherReason=pass:",
 		"TestKnownOnSecrets=fail:secrets", "TestParent=pass:", "TestParent/sub=pass:",
 		"TestListedParent=pass:", "TestListedParent/sub=pass:", "TestUnfinished=pass:",
-		"TestOnlyOnSecrets=pass:",
+		"TestOnlyOnSecrets=pass:", "TestFlakyFails=pass:", "TestFlakyPasses=fail:two more",
 	)
 	list := join(
 		known(suite, "cause A", "scoped", "TestKnown", "TestKnownPasses", "TestKnownSkips",
@@ -67,9 +69,11 @@ func TestJudge(t *testing.T) {
 		"TestUnfinished":       verdictProblem + "|fails here, passes on Secrets",
 		"TestOnlyOnSecrets":    verdictProblem + "|did not run on sqlite",
 		"TestGone":             verdictProblem + "|no such test ran",
+		"TestFlakyFails":       verdictFlaky + "|timing",
 	}
 	got := map[string]finding{}
-	for _, f := range judge(suite, ours, control, list) {
+	flaky := []flakyTest{{suite, "TestFlakyFails", "timing"}, {suite, "TestFlakyPasses", "timing"}, {"other", "TestOurs", "not this suite's"}}
+	for _, f := range judge(suite, ours, control, list, flaky) {
 		if _, dup := got[f.test]; dup {
 			t.Errorf("%s: judged twice", f.test)
 		}
@@ -103,7 +107,7 @@ func TestJudge(t *testing.T) {
 // is listed, has no findings.
 func TestJudgeAllPass(t *testing.T) {
 	r := testRun("memstore", "TestA=pass:", "TestA/b=pass:", "TestC=skip:")
-	if fs := judge("s", r, testRun("secrets", "TestA=pass:", "TestA/b=pass:", "TestC=pass:"), nil); len(fs) != 0 {
+	if fs := judge("s", r, testRun("secrets", "TestA=pass:", "TestA/b=pass:", "TestC=pass:"), nil, nil); len(fs) != 0 {
 		t.Errorf("findings %+v, want none", fs)
 	}
 }

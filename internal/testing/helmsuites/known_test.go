@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestKnownFailures checks the list's form: each entry once, in a suite
-// that runs, with a cause and what its reason contains.
+// TestKnownFailures checks the lists' form: each test once in both, in a
+// suite that runs, with a cause and what its reason contains (known) or
+// why (flaky).
 func TestKnownFailures(t *testing.T) {
 	var suites []string
 	for _, h := range helms {
@@ -27,6 +28,16 @@ func TestKnownFailures(t *testing.T) {
 		}
 		if !strings.HasPrefix(k.test, "Test") || k.cause == "" || k.match == "" {
 			t.Errorf("%s: want a test name, a cause and a match: %+v", id, k)
+		}
+	}
+	for _, f := range flakyTests {
+		id := f.suite + " " + f.test
+		if seen[id] {
+			t.Errorf("%s: listed twice, or both as known and as flaky", id)
+		}
+		seen[id] = true
+		if !slices.Contains(suites, f.suite) || !strings.HasPrefix(f.test, "Test") || f.why == "" {
+			t.Errorf("%s: want a suite that runs, a test name and why: %+v", id, f)
 		}
 	}
 }

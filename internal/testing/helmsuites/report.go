@@ -106,7 +106,7 @@ var stores = append([]string{storeMemory, storeSecrets}, ourStores...)
 func (s *suiteReport) write(b *strings.Builder, name string) {
 	fmt.Fprintf(b, "\n%s %s\n", name, s.version)
 	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "store\ttests: pass\tfail\tskip\tsubtests: pass\tfail\tskip\tstores made\tfails on Secrets too\tknown\tproblems\t")
+	fmt.Fprintln(w, "store\ttests: pass\tfail\tskip\tsubtests: pass\tfail\tskip\tstores made\tfails on Secrets too\tknown\tflaky\tproblems\t")
 	for _, st := range stores {
 		rn := s.runs[st]
 		if rn == nil {
@@ -118,14 +118,14 @@ func (s *suiteReport) write(b *strings.Builder, name string) {
 		tests, subs := counts(rn)
 		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t", st, tests.pass, tests.fail, tests.skip, subs.pass, subs.fail, subs.skip, rn.stores)
 		if st == storeMemory || st == storeSecrets {
-			fmt.Fprintln(w, "\t\t\t")
+			fmt.Fprintln(w, "\t\t\t\t")
 			continue
 		}
 		n := map[string]int{}
 		for _, f := range s.findings[st] {
 			n[f.verdict]++
 		}
-		fmt.Fprintf(w, "%d\t%d\t%d\t\n", n[verdictExpected], n[verdictKnown], n[verdictProblem])
+		fmt.Fprintf(w, "%d\t%d\t%d\t%d\t\n", n[verdictExpected], n[verdictKnown], n[verdictFlaky], n[verdictProblem])
 	}
 	w.Flush()
 	for _, st := range stores {
