@@ -18,7 +18,7 @@ BENCH ?= .
 # staticcheck's default checks, pinned (2026.2.2; supports Go 1.26).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test quickstart bench bench-smoke vet staticcheck services kube fuzz
+.PHONY: test quickstart bench bench-smoke vet staticcheck services kube fuzz helm-suites
 
 ## quickstart: a Helm lifecycle on the embedded SQLite store, no server needed.
 quickstart:
@@ -43,6 +43,13 @@ FUZZTIME ?= 20s
 fuzz:
 	@echo "fuzz: FuzzRedact for $(FUZZTIME) (a first run first compiles the dependencies with coverage instrumentation: a few minutes)"
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) ./helm3/
+
+## helm-suites: Helm's own pkg/action and pkg/storage tests, of Helm 3 and Helm 4, on our stores
+## against Helm's Secrets driver, with the report (CONTRIBUTING.md "Helm's own test suites").
+## make test runs them too, within go test ./...
+helm-suites:
+	@echo "helm-suites: Helm's pkg/action and pkg/storage tests on memstore, sqlite and postgres (1.5-2 minutes; a first run compiles Helm: a few minutes more)"
+	$(GO) test -count=1 -v -run TestHelmSuites ./internal/testing/helmsuites/
 
 vet:
 	@echo "vet: go vet ./..."
