@@ -45,9 +45,14 @@ type SummaryPage struct {
 // page was read may be missing from it or from the next one, as with any
 // listing in pages.
 type Summary struct {
-	Namespace, Name string
-	Revision        int
-	Status          string // as Helm writes it: "deployed", "superseded", ...
+	// Namespace is the release's own namespace, as helm list prints it;
+	// StorageNamespace the one it is stored in, which a view scoped to a
+	// namespace gives every release it writes whatever its own (Flux's
+	// storage namespace; Helm's Secrets driver does the same).
+	Namespace, StorageNamespace string
+	Name                        string
+	Revision                    int
+	Status                      string // as Helm writes it: "deployed", "superseded", ...
 	// Chart, ChartVersion and AppVersion are from the chart's metadata
 	// (helm list's CHART column is Chart-ChartVersion).
 	Chart, ChartVersion, AppVersion string

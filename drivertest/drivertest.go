@@ -201,6 +201,7 @@ var suite = []suiteTest{
 	{"AccessDenied", testAccessDenied},
 	{"Confinement", testConfinement},
 	{"Summaries", testSummaries},
+	{"StorageNamespace", testStorageNamespace},
 }
 
 // parallel marks t parallel when the harness's stores are independent.

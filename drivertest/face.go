@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
+	helmdriver4 "helm.sh/helm/v4/pkg/storage/driver"
+	corev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/helmstore/helmstore/helm3"
 )
@@ -25,6 +27,9 @@ type face struct {
 	// actions returns the flow steps through the face's action package over
 	// d, a store the tables were given or a memView of memory's.
 	actions func(d helmdriver.Driver) flowActions
+	// secrets returns the flow steps through the face's action package over
+	// the face's Helm's Secrets driver on secrets.
+	secrets func(secrets corev1.SecretInterface) flowActions
 	// only are the tests that run on this face alone, after the shared
 	// table (the fields only Helm 4's releases have go here).
 	only []suiteTest
@@ -41,12 +46,14 @@ var (
 		name:    "Helm3",
 		memory:  func() memDriver { return helmdriver.NewMemory() },
 		actions: func(d helmdriver.Driver) flowActions { return actions3{d} },
+		secrets: func(s corev1.SecretInterface) flowActions { return actions3{helmdriver.NewSecrets(s)} },
 	}
 	helm4Face = &face{
 		name:    "Helm4",
 		put:     onHelm4,
 		memory:  newMemory4,
 		actions: flowActions4,
+		secrets: func(s corev1.SecretInterface) flowActions { return actions4{helmdriver4.NewSecrets(s)} },
 		only:    []suiteTest{{"Helm4Releases", testHelm4Releases}, {"CrossVersion", testCrossVersion}},
 	}
 	// faces are the faces Run runs the suite through, in order.

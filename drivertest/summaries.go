@@ -257,7 +257,7 @@ func helmSummaries(t *testing.T, mem *helmdriver.Memory, c summaryCase) []helm3.
 	}
 	out := make([]helm3.Summary, len(rs))
 	for i, r := range rs {
-		out[i] = helm3.Summary{Namespace: r.Namespace, Name: r.Name, Revision: r.Version, Status: r.Info.Status.String(),
+		out[i] = helm3.Summary{Namespace: r.Namespace, StorageNamespace: r.Namespace, Name: r.Name, Revision: r.Version, Status: r.Info.Status.String(),
 			Chart: r.Chart.Metadata.Name, ChartVersion: r.Chart.Metadata.Version, AppVersion: r.Chart.Metadata.AppVersion,
 			Updated: r.Info.LastDeployed.Time, Description: r.Info.Description, Labels: customOnly(r.Labels)}
 	}

@@ -96,7 +96,7 @@ func TestDiffers(t *testing.T) {
 	postgres := open(t, k, "postgres", sqlenv.Postgres(t))
 	other := release(ns, "app", 2, rcommon.StatusSuperseded)
 	other.Info.Description = "written elsewhere"
-	if err := postgres.Create(ctx(t), other); err != nil {
+	if err := postgres.Create(ctx(t), ns, other); err != nil {
 		t.Fatal(err)
 	}
 	plan, err := migrate.Run(ctx(t), secrets, postgres, migrate.Options{Namespace: ns, DryRun: true})
@@ -140,7 +140,7 @@ func TestDeleteSourceKeepsUnverified(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := release(ns, "app", 3, rcommon.StatusDeployed)
-	if err := postgres.Update(ctx(t), changed); err != nil {
+	if err := postgres.Update(ctx(t), ns, changed); err != nil {
 		t.Fatal(err)
 	}
 	opts := migrate.Options{Namespace: ns, Parallel: 3}
@@ -215,4 +215,40 @@ func put(t testing.TB, k *kubeenv.Server, ns string, rls *rspb.Release) {
 	if err := helmdriver.NewSecrets(cs.CoreV1().Secrets(ns)).Create(key, rls); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestMoveStorageNamespace: releases stored as Flux stores them (Helm's
+// Secrets driver in the storage namespace flux-system, the releases' own
+// namespace another) move to postgres into flux-system, each with its own
+// namespace as written, and back into flux-system's Secrets, equal.
+func TestMoveStorageNamespace(t *testing.T) {
+	const storage = "mig-flux"
+	k := cluster(t, storage)
+	for v := 1; v <= 2; v++ {
+		put(t, k, storage, release("apps", "app", v, rcommon.StatusSuperseded))
+	}
+	put(t, k, storage, release("web", "db", 1, rcommon.StatusDeployed))
+	secrets := open(t, k, "secret", "")
+	postgres := open(t, k, "postgres", sqlenv.Postgres(t))
+	src := snapshot(t, secrets, storage)
+	if rep, err := migrate.Run(ctx(t), secrets, postgres, migrate.Options{Namespace: storage}); err != nil || rep.Copied != 3 {
+		t.Fatalf("move to postgres: %+v, %v; want 3 copied", rep, err)
+	}
+	dst := snapshot(t, postgres, storage)
+	wantSame(t, "postgres after the move", src, dst)
+	if got := dst[storage+"/sh.helm.release.v1.db.v1"]; got == nil || got.Namespace != "web" {
+		t.Errorf("db in postgres's %s: %v; want its own namespace web kept", storage, got)
+	}
+	for _, ns := range []string{"apps", "web"} {
+		if revs, err := postgres.Revisions(ctx(t), ns, ""); err != nil || len(revs) != 0 {
+			t.Errorf("postgres's %s holds %v (%v); want nothing: the releases are stored in %s", ns, revs, err, storage)
+		}
+	}
+	if _, err := migrate.DeleteSource(ctx(t), secrets, postgres, migrate.Options{Namespace: storage}); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := migrate.Run(ctx(t), postgres, secrets, migrate.Options{Namespace: storage}); err != nil || rep.Copied != 3 {
+		t.Fatalf("move back to Secrets: %+v, %v; want 3 copied", rep, err)
+	}
+	wantSame(t, "Secrets after the move back", src, snapshot(t, secrets, storage))
 }

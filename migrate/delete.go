@@ -95,7 +95,7 @@ func (m *mover) deleteRelease(ctx context.Context, rs []Revision) (kept []string
 		case !errors.Is(err, helmdriver.ErrReleaseNotFound):
 			return kept, plan, fmt.Errorf("%s: reading from %s: %w", r, m.to.Name(), err)
 		}
-		ev := Event{Action: Remove, Revision: revisionOf(a), Last: i == len(rs)-1}
+		ev := Event{Action: Remove, Revision: revisionIn(r.Namespace, a), Last: i == len(rs)-1}
 		removed := false
 		if !eq {
 			kept = append(kept, r.String())

@@ -75,20 +75,20 @@ func (s *helmStore) Get(_ context.Context, r Revision) (*rspb.Release, error) {
 	return v1(rel)
 }
 
-func (s *helmStore) Create(_ context.Context, rls *rspb.Release) error {
-	d, err := s.in(rls.Namespace)
+func (s *helmStore) Create(_ context.Context, ns string, rls *rspb.Release) error {
+	d, err := s.in(ns)
 	if err != nil {
 		return err
 	}
-	return d.Create(revisionOf(rls).Key(), rls)
+	return d.Create(revisionIn(ns, rls).Key(), rls)
 }
 
-func (s *helmStore) Update(_ context.Context, rls *rspb.Release) error {
-	d, err := s.in(rls.Namespace)
+func (s *helmStore) Update(_ context.Context, ns string, rls *rspb.Release) error {
+	d, err := s.in(ns)
 	if err != nil {
 		return err
 	}
-	return d.Update(revisionOf(rls).Key(), rls)
+	return d.Update(revisionIn(ns, rls).Key(), rls)
 }
 
 func (s *helmStore) Delete(_ context.Context, r Revision) error {

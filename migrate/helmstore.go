@@ -44,7 +44,7 @@ func (s *storeOf) Revisions(ctx context.Context, ns, name string) ([]Revision, e
 		}
 		for _, e := range p.Summaries {
 			if name == "" || e.Name == name {
-				out = append(out, Revision{Namespace: e.Namespace, Name: e.Name, Version: e.Revision, Status: e.Status})
+				out = append(out, Revision{Namespace: e.StorageNamespace, Name: e.Name, Version: e.Revision, Status: e.Status})
 			}
 		}
 		if p.NextPageToken == "" {
@@ -62,12 +62,12 @@ func (s *storeOf) Get(_ context.Context, r Revision) (*rspb.Release, error) {
 	return v1(rel)
 }
 
-func (s *storeOf) Create(_ context.Context, rls *rspb.Release) error {
-	return s.s.Namespace(rls.Namespace).Create(revisionOf(rls).Key(), rls)
+func (s *storeOf) Create(_ context.Context, ns string, rls *rspb.Release) error {
+	return s.s.Namespace(ns).Create(revisionIn(ns, rls).Key(), rls)
 }
 
-func (s *storeOf) Update(_ context.Context, rls *rspb.Release) error {
-	return s.s.Namespace(rls.Namespace).Update(revisionOf(rls).Key(), rls)
+func (s *storeOf) Update(_ context.Context, ns string, rls *rspb.Release) error {
+	return s.s.Namespace(ns).Update(revisionIn(ns, rls).Key(), rls)
 }
 
 func (s *storeOf) Delete(_ context.Context, r Revision) error {

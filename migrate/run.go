@@ -346,7 +346,7 @@ func (m *mover) moveRevision(ctx context.Context, r Revision, last bool) error {
 		return err
 	}
 	size := int64(len(srcJSON))
-	r = revisionOf(src)
+	r = revisionIn(r.Namespace, src)
 	action := Copy
 	dst, err := m.to.Get(ctx, r)
 	switch {
@@ -365,12 +365,12 @@ func (m *mover) moveRevision(ctx context.Context, r Revision, last bool) error {
 		if !owned && !m.opts.Overwrite {
 			return fmt.Errorf("%w (in %s); move it with Overwrite (--overwrite) to replace it", ErrDiffers, m.to.Name())
 		}
-		if err := m.to.Update(ctx, src); err != nil {
+		if err := m.to.Update(ctx, r.Namespace, src); err != nil {
 			return fmt.Errorf("replacing in %s: %w", m.to.Name(), err)
 		}
 		action = Replace
 	case errors.Is(err, helmdriver.ErrReleaseNotFound):
-		if err := m.to.Create(ctx, src); err != nil && !errors.Is(err, helmdriver.ErrReleaseExists) {
+		if err := m.to.Create(ctx, r.Namespace, src); err != nil && !errors.Is(err, helmdriver.ErrReleaseExists) {
 			return fmt.Errorf("writing to %s: %w", m.to.Name(), err)
 		}
 	default:

@@ -27,12 +27,13 @@ type Store interface {
 	// its custom labels; an error wrapping Helm's ErrReleaseNotFound if it
 	// is not stored.
 	Get(ctx context.Context, r Revision) (*rspb.Release, error)
-	// Create stores rls, which must not be stored yet (Helm's
-	// ErrReleaseExists otherwise).
-	Create(ctx context.Context, rls *rspb.Release) error
-	// Update replaces the stored revision of rls (Helm's
+	// Create stores rls in namespace ns (the one it was listed in at the
+	// source), which must not hold it yet (Helm's ErrReleaseExists
+	// otherwise).
+	Create(ctx context.Context, ns string, rls *rspb.Release) error
+	// Update replaces the revision of rls stored in namespace ns (Helm's
 	// ErrReleaseNotFound if there is none).
-	Update(ctx context.Context, rls *rspb.Release) error
+	Update(ctx context.Context, ns string, rls *rspb.Release) error
 	// Delete removes one revision.
 	Delete(ctx context.Context, r Revision) error
 	// Close closes the store's connections.
@@ -41,6 +42,10 @@ type Store interface {
 
 // A Revision names one stored revision of a release.
 type Revision struct {
+	// Namespace is the namespace the revision is stored in: the release's
+	// own, or for a release a driver scoped to another namespace stored
+	// (Flux's storage namespace), that one, as Helm's Secrets driver and
+	// helmstore's views keep it. A move keeps it.
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	Version   int    `json:"revision"`
@@ -58,9 +63,9 @@ func (r Revision) String() string {
 	return fmt.Sprintf("%s/%s revision %d", r.Namespace, r.Name, r.Version)
 }
 
-// revisionOf is the Revision of a release.
-func revisionOf(rls *rspb.Release) Revision {
-	r := Revision{Namespace: rls.Namespace, Name: rls.Name, Version: rls.Version}
+// revisionIn is the Revision of a release stored in namespace ns.
+func revisionIn(ns string, rls *rspb.Release) Revision {
+	r := Revision{Namespace: ns, Name: rls.Name, Version: rls.Version}
 	if rls.Info != nil {
 		r.Status = rls.Info.Status.String()
 	}

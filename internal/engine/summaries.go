@@ -137,9 +137,13 @@ func (v *View[R]) summarise(ctx context.Context, hs []*driver.Head) ([]*driver.S
 
 // summaryOf returns the summary h holds.
 func summaryOf(h *driver.Head) (*driver.Summary, error) {
-	s := &driver.Summary{Namespace: h.Namespace, Name: h.Name, Revision: h.Version, Status: h.Status,
+	s := &driver.Summary{Namespace: h.Namespace, StorageNamespace: h.Namespace, Name: h.Name, Revision: h.Version, Status: h.Status,
 		Chart: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion,
 		Description: h.Description, Labels: maps.Clone(h.Labels)}
+	if own, ok := s.Labels[releaseNamespaceLabel]; ok {
+		s.Namespace = own
+		delete(s.Labels, releaseNamespaceLabel)
+	}
 	if h.Updated != "" {
 		t, err := time.Parse(time.RFC3339Nano, h.Updated)
 		if err != nil {
@@ -168,7 +172,12 @@ func (v *View[R]) summaryRead(ctx context.Context, h *driver.Head) (*driver.Summ
 	full := *hs[0]
 	full.ChartName, full.ChartVersion, full.AppVersion = m.ChartName, m.ChartVersion, m.AppVersion
 	full.Updated, full.Description = m.Updated, m.Description
-	return summaryOf(&full)
+	full.Labels = withoutReleaseNamespace(full.Labels)
+	sum, err := summaryOf(&full)
+	if err == nil && m.Namespace != "" {
+		sum.Namespace = m.Namespace
+	}
+	return sum, err
 }
 
 // pageToken encodes a cursor as an opaque page token.

@@ -122,7 +122,7 @@ func TestOrphanBodyRow(t *testing.T) {
 		if _, err := b.Exec(ctx, "DELETE FROM helmstore_releases WHERE namespace = ? AND release_key = ?", "default", sqltest.Key("app", 1)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Get(sqltest.Key("app", 1)); !errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := s.Get(sqltest.Key("app", 1)); err != helm3.ErrReleaseNotFound {
 			t.Fatalf("Get with only a body row: %v; want ErrReleaseNotFound", err)
 		}
 		r := sqltest.Release("app", "default", 1)
