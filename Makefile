@@ -29,7 +29,7 @@ quickstart:
 ## standalone and Cluster, a kube-apiserver on etcd, both built from source) or start them.
 ## Every long step says so before it starts.
 test: services vet staticcheck
-	@$(GO) run ./internal/testenv/cmd/kubebin -optional
+	@$(GO) run ./internal/testing/testenv/cmd/kubebin -optional
 	@echo "test: running the tests of every package: about 30 minutes on 2 otherwise idle cores once built (crsplit 18 of them), longer on a busy machine (a first run first compiles the test binaries: a few minutes more); go test prints one line per package as it ends"
 	$(GO) test -count=1 -timeout 80m ./...
 	@$(MAKE) --no-print-directory fuzz
@@ -74,7 +74,7 @@ services:
 ## visible. `make test` runs it with -optional: a failed build is reported and the other
 ## tests still run, unless HELMSTORE_REQUIRE_SERVICES=1.
 kube:
-	@$(GO) run ./internal/testenv/cmd/kubebin
+	@$(GO) run ./internal/testing/testenv/cmd/kubebin
 
 ## bench-smoke: every benchmark once, to prove they run. Quiet when they pass; when one
 ## fails, the output of the failing packages (the benchmark's log and failure).

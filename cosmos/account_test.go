@@ -8,9 +8,9 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/castest"
-	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/internal/testenv/cosmosenv"
+	"github.com/helmstore/helmstore/internal/testing/castest"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/cosmosenv"
 )
 
 // TestConformanceAccount runs the whole drivertest suite (damage tests

@@ -11,7 +11,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/testing/castest"
 )
 
 // stallReplaces is a per-call policy that, while on, holds every replace

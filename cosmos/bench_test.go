@@ -8,9 +8,9 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	_ "github.com/helmstore/helmstore/encryption"
-	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/castest"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/benchmarks"
+	"github.com/helmstore/helmstore/internal/testing/castest"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // The benchmarks run benchmarks.Bench (see there what each times) on Helm's

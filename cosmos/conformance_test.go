@@ -8,7 +8,7 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/testing/castest"
 )
 
 // harness opens each store on a new container of the test server; Reopen

@@ -16,7 +16,7 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/testing/castest"
 )
 
 // errDied is what every request of a writer that "died" fails with.

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/testing/castest"
 )
 
 // TestItemGoldenJSON pins the JSON of a head, a part and a chunk item, every

@@ -3,8 +3,8 @@ package cosmos
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv/cosmosenv"
+	"github.com/helmstore/helmstore/internal/testing/benchmarks"
+	"github.com/helmstore/helmstore/internal/testing/testenv/cosmosenv"
 )
 
 // TestMain stops the package's Cosmos DB emulator after the tests, and

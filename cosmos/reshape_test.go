@@ -8,8 +8,8 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/drivertest"
-	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/caswire"
+	"github.com/helmstore/helmstore/internal/testing/castest"
 )
 
 var _ drivertest.Reshaper = tamperer{}

@@ -9,8 +9,8 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/castest"
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/castest"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // TestRoundTrips counts the HTTP round trips (requests), the sequential

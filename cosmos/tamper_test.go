@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/helm3codec"
+	"github.com/helmstore/helmstore/internal/testing/castest"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
@@ -19,7 +19,7 @@ import (
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/caswire"
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // tamperer is the cosmos drivertest.Tamperer: it edits the items in the

@@ -17,8 +17,8 @@ import (
 	"github.com/helmstore/helmstore/internal/casprobe"
 	"github.com/helmstore/helmstore/internal/caswire"
 	"github.com/helmstore/helmstore/internal/engine"
-	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // smallRelease is revision v of a release with a small chart named

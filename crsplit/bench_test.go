@@ -24,10 +24,10 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	_ "github.com/helmstore/helmstore/encryption"
-	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/castest"
-	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/benchmarks"
+	"github.com/helmstore/helmstore/internal/testing/castest"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // The benchmarks compare crsplit with Helm's Secrets driver on the same API

@@ -13,7 +13,7 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // TestConformance runs the core conformance suite against crsplit on the

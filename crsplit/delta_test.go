@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/deltabytes"
 	"github.com/helmstore/helmstore/internal/engine"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/deltabytes"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // TestDeltaBytesPerUpgrade measures the bytes stored per values-only

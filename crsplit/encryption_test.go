@@ -5,7 +5,7 @@ import (
 
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // TestEncryptedAtRest scans every helmstore object in the cluster, each

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/castest"
+	"github.com/helmstore/helmstore/internal/testing/castest"
 )
 
 // TestObjectGoldenJSON pins the JSON of a Release, a part and a Chunk, every

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // checkObjectSizes reads back every helmstore object in ns, one by one, and

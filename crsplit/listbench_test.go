@@ -9,9 +9,9 @@ import (
 
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/castest"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/benchmarks"
+	"github.com/helmstore/helmstore/internal/testing/castest"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // The listing benchmarks list every namespace of the shared API server, as

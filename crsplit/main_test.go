@@ -17,11 +17,11 @@ import (
 	"github.com/helmstore/helmstore/cas"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/casprobe"
-	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/envelope"
-	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/castest"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // TestMain builds (or finds) etcd and the Kubernetes binaries before the

@@ -16,9 +16,9 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/caswire"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/helm3codec"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // helmJSON is what Helm's own drivers return for r: its JSON round trip,

@@ -11,7 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // requestLog records when each request to the API server started and

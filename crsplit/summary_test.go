@@ -10,7 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // rel is revision v of a small release with status st.

@@ -18,11 +18,11 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/castest"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/releasecheck"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/castest"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
+	"github.com/helmstore/helmstore/internal/testing/releasecheck"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
 // tamperer is crsplit's drivertest.Tamperer: it edits the objects on the

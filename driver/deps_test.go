@@ -99,3 +99,35 @@ func goListDeps(t *testing.T, pkgs ...string) map[string][]string {
 	}
 	return linked
 }
+
+// testSupport is what only tests may link: the module's test support and
+// its conformance suite.
+var testSupport = []string{module + "internal/testing/", module + "drivertest"}
+
+// No package a program links (every package of the module outside
+// internal/testing, drivertest and examples' test helpers) links test
+// support: test harnesses live under internal/testing/, and production
+// reaches none of them.
+func TestProductionLinksNoTestSupport(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Deps " "}}`, module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, "|")
+		if slices.ContainsFunc(testSupport, func(p string) bool { return strings.HasPrefix(pkg, p) }) {
+			continue
+		}
+		checked++
+		for _, d := range strings.Fields(deps) {
+			if slices.ContainsFunc(testSupport, func(p string) bool { return strings.HasPrefix(d, p) }) {
+				t.Errorf("%s links test support %s", pkg, d)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d packages checked: the listing went wrong", checked)
+	}
+}

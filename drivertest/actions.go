@@ -12,7 +12,7 @@ import (
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
-	"github.com/helmstore/helmstore/internal/releasecheck"
+	"github.com/helmstore/helmstore/internal/testing/releasecheck"
 )
 
 // flowActions are the steps of the action flows, run through one Helm

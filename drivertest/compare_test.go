@@ -8,7 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
 
-	"github.com/helmstore/helmstore/internal/releasecheck"
+	"github.com/helmstore/helmstore/internal/testing/releasecheck"
 )
 
 // recorder is a testing.TB whose Fatalf records the failure and ends the

@@ -11,7 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/releasecheck"
+	"github.com/helmstore/helmstore/internal/testing/releasecheck"
 )
 
 func mustCreate(t *testing.T, s helm3.Store, r *release.Release) {

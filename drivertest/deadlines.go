@@ -9,7 +9,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
 )
 
 // deadline is the operation bound of the stores the Deadlines tests open

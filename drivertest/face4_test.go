@@ -15,7 +15,7 @@ import (
 	helmdriver4 "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // TestHelm4ConversionKeepsEveryField checks that the Helm 4 run's release

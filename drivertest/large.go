@@ -12,7 +12,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // largeKey identifies a release largeRelease makes.

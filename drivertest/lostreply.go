@@ -11,7 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
 )
 
 // lostReplyTimeout bounds each operation of the store whose replies the

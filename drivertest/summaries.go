@@ -22,7 +22,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/engine"
-	"github.com/helmstore/helmstore/internal/readcount"
+	"github.com/helmstore/helmstore/internal/testing/readcount"
 )
 
 // summaryReleases are the releases of the summary test: the suite's three

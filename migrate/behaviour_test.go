@@ -14,8 +14,8 @@ import (
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 	"github.com/helmstore/helmstore/migrate"
 )
 

@@ -11,10 +11,10 @@ import (
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/benchmarks"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 	"github.com/helmstore/helmstore/migrate"
 )
 

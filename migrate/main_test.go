@@ -22,7 +22,7 @@ import (
 
 	_ "github.com/helmstore/helmstore/cosmos"
 	"github.com/helmstore/helmstore/crsplit"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 	"github.com/helmstore/helmstore/migrate"
 	_ "github.com/helmstore/helmstore/redis"
 	_ "github.com/helmstore/helmstore/sql/postgres"

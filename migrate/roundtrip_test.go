@@ -10,10 +10,10 @@ import (
 	"helm.sh/helm/v4/pkg/kube"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 
-	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/internal/testenv/cosmosenv"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/cosmosenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 	"github.com/helmstore/helmstore/migrate"
 )
 

@@ -12,7 +12,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
 )
 
 // A user made with NamespaceACL (confineACL) reads and writes releases of its own

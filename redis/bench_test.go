@@ -7,9 +7,9 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	_ "github.com/helmstore/helmstore/encryption"
-	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/benchmarks"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 	"github.com/helmstore/helmstore/redis"
 )
 

@@ -11,8 +11,8 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/helmstore/helmstore/drivertest"
-	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
 )
 
 func TestConformanceCluster(t *testing.T) {

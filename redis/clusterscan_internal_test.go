@@ -9,7 +9,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
 )
 
 // On a Cluster at rest that holds few keys, a read across namespaces

@@ -10,7 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
 )
 
 // prefixOf returns the key_prefix of a connection string withPrefix made.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
 )
 
 // holdProxy forwards TCP connections to a Redis server. Armed, it watches

@@ -17,8 +17,8 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
 )
 
 // listStore opens a store on the standalone server under a fresh prefix.

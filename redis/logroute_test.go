@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 

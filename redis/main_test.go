@@ -3,8 +3,8 @@ package redis_test
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/benchmarks"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
 )
 
 // TestMain stops the package's Redis servers after the tests, and drops

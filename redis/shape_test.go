@@ -14,7 +14,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/redisenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/redisenv"
 	"github.com/helmstore/helmstore/redis"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	_ "github.com/helmstore/helmstore/encryption"
-	"github.com/helmstore/helmstore/internal/benchmarks"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/benchmarks"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // The benchmarks are benchmarks.Bench's, on Helm's own SQL driver and on

@@ -25,7 +25,7 @@ var databaseDrivers = map[string]string{
 func TestDialectsLinkAlone(t *testing.T) {
 	for _, probe := range []string{"none", "postgres", "mysql", "sqlite", "all"} {
 		t.Run(probe, func(t *testing.T) {
-			out, err := exec.Command("go", "list", "-deps", "./internal/linkprobe/"+probe).CombinedOutput()
+			out, err := exec.Command("go", "list", "-deps", "../internal/testing/linkprobe/"+probe).CombinedOutput()
 			if err != nil {
 				t.Fatalf("go list -deps: %v\n%s", err, out)
 			}

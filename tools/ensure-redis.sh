@@ -5,7 +5,7 @@
 # private redis-server processes for everything else (a 3-primary Cluster, a
 # primary with a replica and three Sentinels -- redis-server --sentinel, the
 # same binary --, TLS, ACL users, a server killed and restarted), and
-# redis-cli to create the Cluster. They find redis-server as internal/testenv/redisenv
+# redis-cli to create the Cluster. They find redis-server as internal/testing/testenv/redisenv
 # (ServerBinary) does, and so does this script:
 #   1. $HELMSTORE_REDIS_SERVER, the path of a redis-server binary, when set;
 #   2. else `redis-server` on PATH;

@@ -1,6 +1,6 @@
 # ensure.sh: the finding and installing of tools/ensure-redis.sh (sourced by
 # it, not run): find a server binary the tests start, as
-# internal/testenv/redisenv finds it, or install its Debian package with
+# internal/testing/testenv/redisenv finds it, or install its Debian package with
 # apt-get (as root), or say why not and what to do.
 #
 # The sourcing script sets, then calls ensure:

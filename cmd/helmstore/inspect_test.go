@@ -15,9 +15,9 @@ import (
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 
-	"github.com/helmstore/helmstore/internal/testenv/helmbin"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/helmbin"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // inspectRevision is one revision seedInspect writes.

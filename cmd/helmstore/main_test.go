@@ -26,9 +26,9 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/helmstore/helmstore/internal/testenv/helmbin"
-	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/helmbin"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 	"github.com/helmstore/helmstore/migrate"
 )
 

@@ -3,7 +3,7 @@
 // every pending head abandoned at once, wait for its background commits,
 // and reach the object store under it. None of this is part of cas's API:
 // package cas fills in Of when it loads, and only tests call it (through
-// internal/castest's Probe, which types it).
+// internal/testing/castest's Probe, which types it).
 package casprobe
 
 import (

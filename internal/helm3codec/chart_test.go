@@ -15,8 +15,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart"
 
-	"github.com/helmstore/helmstore/internal/cputime"
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/cputime"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 var stack = sync.OnceValue(func() *fixture.Stack { return fixture.NewStack(1) })

@@ -12,7 +12,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // helmJSON is what Helm's own drivers return for v (a release or a chart):

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // OpenPart gives what Open and DecodePart give, for parts below and above

@@ -3,7 +3,7 @@ package helm3codec
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // BenchmarkSplitRelease is the CPU cost of taking a ~2 MB release apart

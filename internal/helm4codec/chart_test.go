@@ -14,8 +14,8 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 
 	"github.com/helmstore/helmstore/internal/codec"
-	"github.com/helmstore/helmstore/internal/fixture"
 	"github.com/helmstore/helmstore/internal/helm3codec"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // jsonAs is Helm's JSON round trip of v into a T: what a Helm driver of T's

@@ -7,8 +7,8 @@ import (
 	rel3 "helm.sh/helm/v3/pkg/release"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 
-	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/fixture/fixture4"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
+	"github.com/helmstore/helmstore/internal/testing/fixture/fixture4"
 )
 
 // stackHead is the head JSON of a revision of fixture.Stack, as Helm 4's

@@ -8,7 +8,7 @@ import (
 
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 
-	"github.com/helmstore/helmstore/internal/fixture"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
 )
 
 // headCases are heads decodeHead must decode as Helm does: the ones

@@ -12,8 +12,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // openStore opens a mysql store and returns it with its backend.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // withParam appends a go-sql-driver parameter to a DSN.

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // TLS to a real MariaDB that refuses plaintext: with tls-ca the store works;

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // A search_path naming no existing schema is refused at Open with an error

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/testenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // A server that stops answering without closing the connection (a dead

@@ -8,7 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 

@@ -6,8 +6,8 @@ import (
 	"github.com/helmstore/helmstore/internal/engine"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/deltabytes"
-	"github.com/helmstore/helmstore/internal/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/deltabytes"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
 )
 
 // TestDeltaBytesPerUpgrade measures the bytes stored per values-only

@@ -7,7 +7,7 @@ import (
 
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/engine"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 	_ "github.com/helmstore/helmstore/sql/mysql"
 	_ "github.com/helmstore/helmstore/sql/postgres"
 	"github.com/helmstore/helmstore/sql/sqlbackend"

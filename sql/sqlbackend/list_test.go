@@ -14,7 +14,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 

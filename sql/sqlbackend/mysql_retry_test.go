@@ -13,8 +13,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // A connection killed mid-transaction fails that operation, leaves no part

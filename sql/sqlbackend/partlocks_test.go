@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
 	"github.com/helmstore/helmstore/sql/sqlbackend"
 )
 

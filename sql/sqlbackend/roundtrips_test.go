@@ -9,8 +9,8 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/fixture"
-	"github.com/helmstore/helmstore/internal/releasecheck"
+	"github.com/helmstore/helmstore/internal/testing/fixture"
+	"github.com/helmstore/helmstore/internal/testing/releasecheck"
 )
 
 // TestColdReadsOneQuery checks, on PostgreSQL and MySQL, that a store with

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/helm3"
-	"github.com/helmstore/helmstore/internal/sqltest"
+	"github.com/helmstore/helmstore/internal/testing/sqltest"
 )
 
 func openStore(t *testing.T, path string, opts ...helm3.Option) helm3.Store {

@@ -53,7 +53,7 @@
 // It needs the go command (the one on PATH, which go test puts first; the
 // toolchain of its `go env GOROOT`) and Helm's modules in the module cache
 // (`go env GOMODCACHE`; go mod download fetches them, after which it runs
-// offline). PostgreSQL is found as internal/testenv/sqlenv finds it.
+// offline). PostgreSQL is found as internal/testing/testenv/sqlenv finds it.
 // HELMSTORE_SUITES_KEEP=1 keeps the overlay and the test binaries, and
 // logs how to rerun one of Helm's tests by hand.
 package helmsuites

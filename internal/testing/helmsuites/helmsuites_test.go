@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
+	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
 // TestHelmSuites runs Helm's pkg/action and pkg/storage tests, of Helm 3

@@ -1,8 +1,0 @@
-// Command none is a store-opening program that imports no SQL dialect: the base every other probe adds to.
-package main
-
-import (
-	"github.com/helmstore/helmstore/sql/internal/linkprobe"
-)
-
-func main() { linkprobe.Main() }

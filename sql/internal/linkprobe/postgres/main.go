@@ -1,9 +1,0 @@
-// Command postgres is a store-opening program that imports only the postgres dialect.
-package main
-
-import (
-	"github.com/helmstore/helmstore/sql/internal/linkprobe"
-	_ "github.com/helmstore/helmstore/sql/postgres"
-)
-
-func main() { linkprobe.Main() }

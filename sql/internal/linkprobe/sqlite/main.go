@@ -1,9 +1,0 @@
-// Command sqlite is a store-opening program that imports only the sqlite dialect.
-package main
-
-import (
-	"github.com/helmstore/helmstore/sql/internal/linkprobe"
-	_ "github.com/helmstore/helmstore/sql/sqlite"
-)
-
-func main() { linkprobe.Main() }
