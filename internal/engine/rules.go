@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/helmstore/helmstore/driver"
 )
 
@@ -17,16 +15,16 @@ func checkName(name string) error {
 	if name == "" {
 		return fmt.Errorf("release has no name")
 	}
-	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-		return fmt.Errorf("invalid release name %q: %s", name, strings.Join(errs, "; "))
+	if why := dns1123Subdomain(name); why != "" {
+		return fmt.Errorf("invalid release name %q: %s", name, why)
 	}
 	return nil
 }
 
 // checkNamespace validates a namespace as Kubernetes does.
 func checkNamespace(ns string) error {
-	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return fmt.Errorf("invalid namespace %q: %s", ns, strings.Join(errs, "; "))
+	if why := dns1123Label(ns); why != "" {
+		return fmt.Errorf("invalid namespace %q: %s", ns, why)
 	}
 	return nil
 }
@@ -56,14 +54,14 @@ func customLabels(in map[string]string) (map[string]string, error) {
 			continue
 		}
 		v := in[k]
-		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-			return nil, fmt.Errorf("invalid label key %q: %s", k, strings.Join(errs, "; "))
+		if why := qualifiedName(k); why != "" {
+			return nil, fmt.Errorf("invalid label key %q: %s", k, why)
 		}
 		if strings.HasPrefix(k, driver.ReservedLabelPrefix) {
 			return nil, fmt.Errorf("invalid label key %q: the prefix %q is reserved for helmstore", k, driver.ReservedLabelPrefix)
 		}
-		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
-			return nil, fmt.Errorf("invalid value %q for label %q: %s", v, k, strings.Join(errs, "; "))
+		if why := labelValue(v); why != "" {
+			return nil, fmt.Errorf("invalid value %q for label %q: %s", v, k, why)
 		}
 		out[k] = v
 	}
@@ -83,8 +81,8 @@ func buildQuery(ns string, labels map[string]string) (q driver.Query, ok bool, e
 		if driver.IsSystemLabel(k) {
 			continue // checked by what they mean below (names may be longer than a label value)
 		}
-		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
-			return q, false, fmt.Errorf("invalid label value: %q: %s", v, strings.Join(errs, "; "))
+		if why := labelValue(v); why != "" {
+			return q, false, fmt.Errorf("invalid label value: %q: %s", v, why)
 		}
 	}
 	for k, v := range labels {

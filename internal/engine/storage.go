@@ -3,8 +3,6 @@ package engine
 import (
 	"maps"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/helmstore/helmstore/driver"
 )
 
@@ -48,7 +46,7 @@ func recordReleaseNamespace(h *driver.Head, own string) bool {
 	if own == "" || own == h.Namespace {
 		return true
 	}
-	if len(validation.IsValidLabelValue(own)) > 0 || len(h.Labels) >= driver.MaxLabels {
+	if labelValue(own) != "" || len(h.Labels) >= driver.MaxLabels {
 		return false
 	}
 	if h.Labels == nil {
