@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/helmstore/helmstore/cas"
-	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // kubeStore is the protocol's object store on the Kubernetes API: head
@@ -254,15 +253,16 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 	return err
 }
 
-// headRecordOf returns the head a Release's spec holds. A record written by
-// earlier versions as a structured object (spec.release) is compressed
-// into the frame the engine reads.
+// headRecordOf returns the head a Release's spec holds. A structured
+// object in spec.release (how the first version held the record, before
+// records were sealed) is handed on as it is: it is no sealed record, and
+// the engine reports that release damaged.
 func headRecordOf(s *releaseSpec) *cas.HeadRecord {
 	h := &cas.HeadRecord{HeadFields: s.HeadFields, ChartFields: s.ChartFields,
 		Updated: s.Updated, Description: s.Description,
 		Parts: cas.PartDigests(s.Parts), Embedded: s.Embedded, Body: s.Record, BodyChunks: s.ReleaseChunks}
 	if len(h.Body) == 0 && len(s.Release) > 0 {
-		h.Body = codec.Compress(s.Release)
+		h.Body = s.Release
 	}
 	return h
 }

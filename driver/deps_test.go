@@ -143,3 +143,22 @@ func TestProductionLinksNoTestSupport(t *testing.T) {
 		t.Errorf("only %d packages checked: the listing went wrong", checked)
 	}
 }
+
+// A provider meets the engine through this package alone: it imports
+// nothing under internal/ but what is a store's own plumbing (sqlite's
+// file lock), never the codec, the engine or encryption's envelope.
+func TestProvidersReachNothingInternal(t *testing.T) {
+	t.Parallel()
+	allowed := map[string][]string{"sql/sqlite": {module + "internal/filelock"}}
+	for _, p := range []string{"crsplit", "cosmos", "redis", "memstore", "sql/postgres", "sql/mysql", "sql/sqlite", "sql/sqlbackend"} {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, module+p).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", p, err, out)
+		}
+		for _, imp := range strings.Fields(string(out)) {
+			if strings.HasPrefix(imp, module+"internal/") && !slices.Contains(allowed[p], imp) {
+				t.Errorf("provider %s imports %s", p, imp)
+			}
+		}
+	}
+}
