@@ -184,7 +184,7 @@
 // since the latest revision is chosen before they apply; of the heads not
 // retired from the index below where the latest revisions are wanted),
 // and no part or chunk object: a committed head object's record holds
-// the summary (ChartFields, Updated, Description, HasSummary) and is
+// the summary (driver.SummaryFields) and is
 // returned as it is stored. A pending head is read as Heads reads it
 // (visible only once its parts are all there: invariant 1 holds for
 // listings too), and one that cannot be read is returned with Err. Latest,

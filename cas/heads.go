@@ -41,9 +41,8 @@ func (b *Backend) headObject(h *driver.Head, body *headBody, embedded []Embedded
 		Head: &HeadRecord{
 			HeadFields: HeadFields{Key: h.Key, Name: h.Name, Version: h.Version, Status: h.Status, Owner: h.Owner,
 				CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt},
-			ChartFields: ChartFields{ChartName: h.ChartName, ChartVersion: h.ChartVersion, AppVersion: h.AppVersion, HasSummary: h.HasSummary},
-			Updated:     h.Updated, Description: h.Description,
-			Parts: h.DigestText(), Embedded: embedded,
+			SummaryFields: h.SummaryFields,
+			Parts:         h.DigestText(), Embedded: embedded,
 			Body: body.inline, BodyChunks: body.chunks,
 		}}
 }
@@ -210,9 +209,8 @@ func (b *Backend) summaryHead(obj *Object) (*driver.Head, error) {
 	h := &driver.Head{
 		Namespace: obj.Namespace, Key: s.Key, Name: s.Name, Version: s.Version, Status: s.Status, Owner: s.Owner,
 		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt,
-		ChartName: s.ChartName, ChartVersion: s.ChartVersion, AppVersion: s.AppVersion,
-		Updated: s.Updated, Description: s.Description, HasSummary: s.HasSummary,
-		Labels: map[string]string{},
+		SummaryFields: s.SummaryFields,
+		Labels:        map[string]string{},
 	}
 	if s.Key == "" || b.cfg.HeadName(s.Key) != obj.Name {
 		return nil, corruptHead(obj, "its key %q does not match the object's name", s.Key)

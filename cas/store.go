@@ -157,7 +157,7 @@ type Object struct {
 	Chunk *ChunkRecord
 
 	// SummaryOnly, on a head listed with Selector.Summary, says that Head
-	// holds only HeadFields, ChartFields, Updated and Description, or is
+	// holds only HeadFields and SummaryFields, or is
 	// nil where the store could not read them so (the protocol then reads
 	// the object whole).
 	SummaryOnly bool
@@ -188,16 +188,15 @@ func (o *Object) ReferredBy(uid string) bool {
 // that an object damaged outside the protocol still decodes as far as it
 // can; the protocol parses and checks them.
 //
-// The JSON names of the records' fields (here, in HeadFields, ChartFields,
-// EmbeddedFrame, ChunkSet and PartRecord) are those of the stores that
+// The JSON names of the records' fields (here, in HeadFields,
+// driver.SummaryFields, EmbeddedFrame, ChunkSet and PartRecord) are those of the stores that
 // write records as JSON: a store's own wire type embeds or holds them, and
 // writes only what differs (where it keeps Parts and Body, and whether it
 // keeps Updated and Description).
 type HeadRecord struct {
 	HeadFields
-	// The summary fields of driver.Head, for stores that show them.
-	ChartFields
-	Updated, Description string
+	// The summary of driver.Head, for stores that show it.
+	driver.SummaryFields
 
 	Parts PartDigests
 	// Embedded are the frames of those of the head's parts that the head
@@ -222,18 +221,6 @@ type HeadFields struct {
 	Owner      string `json:"owner"`
 	CreatedAt  int64  `json:"createdAt,omitempty"`
 	ModifiedAt int64  `json:"modifiedAt,omitempty"`
-}
-
-// ChartFields are the chart summary of a head record, as driver.Head holds
-// it, and HasSummary (driver.Head.HasSummary): set, the record's summary
-// (these and HeadRecord's Updated and Description) was recorded whole, and
-// List returns it as stored; unset (a record written before), the engine
-// reads the release whole to list it.
-type ChartFields struct {
-	ChartName    string `json:"chartName,omitempty"`
-	ChartVersion string `json:"chartVersion,omitempty"`
-	AppVersion   string `json:"appVersion,omitempty"`
-	HasSummary   bool   `json:"hasSummary,omitempty"`
 }
 
 // EmbeddedFrame is the frame of one part a head object holds itself.
@@ -319,8 +306,7 @@ type Selector struct {
 	// Meta: only the metadata is needed (as ReadOptions.Meta).
 	Meta bool
 	// Summary (of heads): only what a listing returns is needed, the
-	// metadata and, of the record, HeadFields, ChartFields, Updated and
-	// Description. A store that reads less returns such an object with
+	// metadata and, of the record, HeadFields and SummaryFields. A store that reads less returns such an object with
 	// SummaryOnly set; it may return any object whole.
 	Summary bool
 }

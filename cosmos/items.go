@@ -59,9 +59,7 @@ type itemRef struct {
 // flat.
 type headRec struct {
 	cas.HeadFields
-	cas.ChartFields
-	Updated      string `json:"updated,omitempty"`
-	Description  string `json:"description,omitempty"`
+	driver.SummaryFields
 	Chart        string `json:"chart,omitempty"`
 	Values       string `json:"values,omitempty"`
 	Manifest     string `json:"manifest,omitempty"`
@@ -163,7 +161,7 @@ func toItem(obj *cas.Object) *item {
 		it.RefUIDs = append(it.RefUIDs, r.UID)
 	}
 	if h := obj.Head; h != nil {
-		it.Head = &headRec{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description,
+		it.Head = &headRec{HeadFields: h.HeadFields, SummaryFields: h.SummaryFields,
 			Chart: h.Parts.Chart, Values: h.Parts.Values, Manifest: h.Parts.Manifest, ValuesBase: h.Parts.ValuesBase, ManifestBase: h.Parts.ManifestBase,
 			Body: h.Body, Embedded: h.Embedded, BodyChunks: h.BodyChunks}
 	}
@@ -205,7 +203,7 @@ func (it *item) object(ref cas.Ref, meta bool) *cas.Object {
 		if h == nil {
 			return bad("no head record")
 		}
-		obj.Head = &cas.HeadRecord{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description,
+		obj.Head = &cas.HeadRecord{HeadFields: h.HeadFields, SummaryFields: h.SummaryFields,
 			Parts:    cas.PartDigests{Chart: h.Chart, Values: h.Values, Manifest: h.Manifest, ValuesBase: h.ValuesBase, ManifestBase: h.ManifestBase},
 			Embedded: h.Embedded, Body: h.Body, BodyChunks: h.BodyChunks}
 	case cas.KindChunk:

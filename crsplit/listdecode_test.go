@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // A page of Releases decoded in one pass (decodeReleases) gives, item for
@@ -21,7 +22,7 @@ func TestDecodeReleasesPage(t *testing.T) {
 		o := releaseObject{
 			TypeMeta:   metav1.TypeMeta{APIVersion: apiVersion, Kind: "Release"},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a", ResourceVersion: fmt.Sprint(v), Labels: map[string]string{"name": name}},
-			Spec: releaseSpec{Chart: "web-1.0.0", Updated: "2026-12-06T00:00:00Z", Description: "a description, with \"quotes\"",
+			Spec: releaseSpec{Chart: "web-1.0.0", SummaryFields: driver.SummaryFields{Updated: "2026-12-06T00:00:00Z", Description: "a description, with \"quotes\""},
 				Record: []byte(strings.Repeat("record ", v)), Embedded: []cas.EmbeddedFrame{{Digest: "d", Data: []byte("frame")}}},
 		}
 		o.Spec.Key, o.Spec.Name, o.Spec.Version = "sh.helm.release.v1."+name+".v1", name, v

@@ -144,8 +144,7 @@ func encode(obj *cas.Object) (any, error) {
 // columns' fields (the engine's summary of the release, filled whether the
 // record is in the object or in chunks).
 func releaseSpecOf(h *cas.HeadRecord) releaseSpec {
-	s := releaseSpec{HeadFields: h.HeadFields, ChartFields: h.ChartFields,
-		Updated: h.Updated, Description: h.Description,
+	s := releaseSpec{HeadFields: h.HeadFields, SummaryFields: h.SummaryFields,
 		Parts: partRefs(h.Parts), Embedded: h.Embedded, Record: h.Body, ReleaseChunks: h.BodyChunks}
 	if h.ChartName != "" {
 		s.Chart = h.ChartName + "-" + h.ChartVersion
@@ -258,8 +257,7 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 // records were sealed) is handed on as it is: it is no sealed record, and
 // the engine reports that release damaged.
 func headRecordOf(s *releaseSpec) *cas.HeadRecord {
-	h := &cas.HeadRecord{HeadFields: s.HeadFields, ChartFields: s.ChartFields,
-		Updated: s.Updated, Description: s.Description,
+	h := &cas.HeadRecord{HeadFields: s.HeadFields, SummaryFields: s.SummaryFields,
 		Parts: cas.PartDigests(s.Parts), Embedded: s.Embedded, Body: s.Record, BodyChunks: s.ReleaseChunks}
 	if len(h.Body) == 0 && len(s.Release) > 0 {
 		h.Body = s.Release

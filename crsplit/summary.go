@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // annotationSummary holds, on every Release, what a listing returns of it
@@ -20,7 +21,7 @@ const annotationSummary = "helmstore.io/summary"
 // maxDescription bounds the description a Release's spec and summary
 // annotation hold (for the printer columns and the summary listing): a
 // longer one (a failure's whole output) is cut there, with the summary
-// marked as not recorded (cas.ChartFields.HasSummary false), so that a
+// marked as not recorded (driver.SummaryFields.HasSummary false), so that a
 // listing reads that release whole and returns its description as stored
 // in its record. The record has no such bound.
 const maxDescription = 8 << 10
@@ -54,15 +55,13 @@ const summaryFallback = 64
 // releaseSummary is the value of annotationSummary.
 type releaseSummary struct {
 	cas.HeadFields
-	cas.ChartFields
-	Updated     string `json:"updated,omitempty"`
-	Description string `json:"description,omitempty"`
+	driver.SummaryFields
 }
 
 // summaryAnnotations returns the annotations of a Release holding h: its
 // summary, unless longer than maxSummaryAnnotation.
 func summaryAnnotations(h *cas.HeadRecord) (map[string]string, error) {
-	b, err := json.Marshal(releaseSummary{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description})
+	b, err := json.Marshal(releaseSummary{HeadFields: h.HeadFields, SummaryFields: h.SummaryFields})
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +91,7 @@ func (s *kubeStore) listSummaries(ctx context.Context, ns string, opts metav1.Li
 		obj.SummaryOnly = true
 		var rs releaseSummary
 		if v, ok := m.Annotations[annotationSummary]; ok && json.Unmarshal([]byte(v), &rs) == nil {
-			obj.Head = &cas.HeadRecord{HeadFields: rs.HeadFields, ChartFields: rs.ChartFields, Updated: rs.Updated, Description: rs.Description}
+			obj.Head = &cas.HeadRecord{HeadFields: rs.HeadFields, SummaryFields: rs.SummaryFields}
 		} else if without++; without > summaryFallback {
 			return nil, false, nil
 		}

@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Group and Version of the helmstore custom resources.
@@ -39,12 +40,11 @@ type releaseSpec struct {
 	cas.HeadFields
 	// Chart is the chart's name and version, for the printer columns.
 	Chart string `json:"chart,omitempty"`
-	cas.ChartFields
-	// Updated and Description are the record's info.last_deployed and
-	// info.description, for the printer columns.
-	Updated     string   `json:"updated,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Parts       partRefs `json:"parts"`
+	// The summary; Updated and Description (the record's
+	// info.last_deployed and info.description) show in the printer
+	// columns.
+	driver.SummaryFields
+	Parts partRefs `json:"parts"`
 	// Embedded are the frames of the parts the Release holds itself
 	// instead of Values or Manifest objects (small deltas of this
 	// revision: cas.HeadRecord.Embedded).

@@ -39,23 +39,15 @@ type Head struct {
 	// any head using a delta against it.
 	ValuesBase, ManifestBase Digest
 
-	// ChartName, ChartVersion and AppVersion summarise the release's chart
-	// (from its metadata), and Updated and Description its info (when it
-	// was last deployed, RFC 3339 as Helm's JSON writes it, "" if never;
-	// its description), set by the engine on every write whatever the
-	// size of the release: a backend showing them (crsplit's printer
-	// columns) never needs to decode Body, which may be stored in pieces.
-	// A backend stores them with the head and returns them from List,
-	// which serves summary listings from them alone; Heads and Delete
-	// need not return them. Everything else about a release is in Body
-	// and the parts.
-	ChartName, ChartVersion, AppVersion string
-	Updated, Description                string
-	// HasSummary, set by the engine on every write, says that the summary
-	// fields above were recorded: a backend stores it and returns it from
-	// List. A head stored before its backend kept the summary reads with
-	// it false, and the engine then reads that release whole to list it.
-	HasSummary bool
+	// SummaryFields are what a listing shows of the revision besides its
+	// name, version, status and labels, set by the engine on every write
+	// whatever the size of the release: a backend showing them (crsplit's
+	// printer columns) never needs to decode Body, which may be stored in
+	// pieces. A backend stores them with the head and returns them from
+	// List, which serves summary listings from them alone; Heads and
+	// Delete need not return them. Everything else about a release is in
+	// Body and the parts.
+	SummaryFields
 
 	// Frames holds, by digest, the frames of those of the head's parts
 	// that the backend keeps with the head itself instead of as parts of

@@ -2,6 +2,25 @@ package driver
 
 import "time"
 
+// SummaryFields are a revision's summary as every layer stores it (the
+// head, the codec's metadata, the records of stores without transactions,
+// crsplit's Releases, Cosmos DB's items: one declaration, embedded; the
+// JSON names are the stored ones): its chart's name and version and app
+// version (from the chart's metadata), when it was last deployed (Helm's
+// Info.LastDeployed, RFC 3339 as Helm's JSON writes it, "" if never) and
+// its description. HasSummary, set by the engine on every write, says that
+// they were recorded: a backend stores it and returns it from List. A head
+// stored before its backend kept the summary reads with it false, and the
+// engine then reads that release whole to list it.
+type SummaryFields struct {
+	ChartName    string `json:"chartName,omitempty"`
+	ChartVersion string `json:"chartVersion,omitempty"`
+	AppVersion   string `json:"appVersion,omitempty"`
+	HasSummary   bool   `json:"hasSummary,omitempty"`
+	Updated      string `json:"updated,omitempty"`
+	Description  string `json:"description,omitempty"`
+}
+
 // SummaryQuery selects what a summary listing returns (Summaries of
 // helm3.Store and helm4.Store): the releases helm list would show, or every
 // revision, without reading any chart, values or manifest. The zero query

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
 // Split is a release taken apart: its head body and its parts.
@@ -67,9 +69,9 @@ type Meta struct {
 	HasInfo bool
 	// Labels are the release's labels (system ones included, as given).
 	Labels map[string]string
-	// The summary of the head (driver.Head.ChartName, ...).
-	ChartName, ChartVersion, AppVersion string
-	Updated, Description                string
+	// The summary of the head (driver.Head.SummaryFields; HasSummary
+	// unused).
+	driver.SummaryFields
 }
 
 // FinishHead returns the stored frame of a head's JSON (the release without

@@ -420,7 +420,7 @@ func (s *Store) List(ctx context.Context, sel cas.Selector) ([]*cas.Object, erro
 			o := e.read(!sel.Meta)
 			if sel.Summary && o.Head != nil {
 				h := o.Head
-				o.Head = &cas.HeadRecord{HeadFields: h.HeadFields, ChartFields: h.ChartFields, Updated: h.Updated, Description: h.Description}
+				o.Head = &cas.HeadRecord{HeadFields: h.HeadFields, SummaryFields: h.SummaryFields}
 				o.SummaryOnly = true
 			}
 			out = append(out, o)

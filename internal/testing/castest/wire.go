@@ -1,6 +1,9 @@
 package castest
 
-import "github.com/helmstore/helmstore/cas"
+import (
+	"github.com/helmstore/helmstore/cas"
+	"github.com/helmstore/helmstore/driver"
+)
 
 // WireObject is one object of WireObjects, named for the golden string a
 // backend's test pins its stored JSON to.
@@ -17,8 +20,8 @@ func WireObjects() []WireObject {
 	head := &cas.HeadRecord{
 		HeadFields: cas.HeadFields{Key: "sh.helm.release.v1.a.v2", Name: "a", Version: 2, Status: "deployed", Owner: "helm",
 			CreatedAt: 1700000000001, ModifiedAt: 1700000000002},
-		ChartFields: cas.ChartFields{ChartName: "c", ChartVersion: "1.0.0", AppVersion: "2.0", HasSummary: true},
-		Updated:     "u", Description: "d",
+		SummaryFields: driver.SummaryFields{ChartName: "c", ChartVersion: "1.0.0", AppVersion: "2.0", HasSummary: true,
+			Updated: "u", Description: "d"},
 		Parts:      cas.PartDigests{Chart: "c1", Values: "v1", Manifest: "m1", ValuesBase: "vb", ManifestBase: "mb"},
 		Embedded:   []cas.EmbeddedFrame{{Digest: "v1", Size: 3, Data: []byte("abc")}, {Digest: "m1", Data: []byte("x")}},
 		Body:       []byte("body"),
