@@ -4,17 +4,14 @@ import (
 	"context"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/face"
 )
 
 // Collector is implemented by stores whose backend can leave garbage
 // behind: objects that no release uses, left by a writer that died or lost
 // the answers of its writes, which later writes do not all meet. Collect
 // (the function) calls it.
-type Collector interface {
-	// Collect removes the garbage of the store's namespace (every
-	// namespace for the "" view), within ctx.
-	Collect(ctx context.Context) error
-}
+type Collector = face.Collector
 
 // Collect removes the garbage s holds in its namespace (every namespace
 // for the "" view): what a writer that died, or lost the answers of its
@@ -35,12 +32,7 @@ type Collector interface {
 // skew margin after it started). The error of a backend that could not
 // finish wraps what failed (ErrUnavailable, say); what it removed stays
 // removed, and running it again goes on.
-func Collect(ctx context.Context, s Store) error {
-	if c, ok := s.(Collector); ok {
-		return c.Collect(ctx)
-	}
-	return nil
-}
+func Collect(ctx context.Context, s Store) error { return face.Collect(ctx, s) }
 
 // Garbage counts what Collect would remove (see GarbageOf).
 type Garbage = driver.Garbage
@@ -48,11 +40,18 @@ type Garbage = driver.Garbage
 // GarbageOf reports what Collect would remove from s now, removing nothing:
 // a dry run of Collect (the helmstore command's gc --dry-run). It is zero
 // on the backends that never leave garbage.
-func GarbageOf(ctx context.Context, s Store) (Garbage, error) {
-	if g, ok := s.(interface {
-		Garbage(context.Context) (Garbage, error)
-	}); ok {
-		return g.Garbage(ctx)
-	}
-	return Garbage{}, nil
+func GarbageOf(ctx context.Context, s Store) (Garbage, error) { return face.GarbageOf(ctx, s) }
+
+// Verifier is implemented by every helmstore store: Verify (the function)
+// calls it.
+type Verifier = face.Verifier
+
+// Verify reads every revision s holds in its namespace (every namespace
+// for the "" view) as Get reads it (head, parts, digests, seals,
+// decoding), calls bad with each that cannot be read, naming it (its Err
+// wraps ErrCorrupt for damaged stored bytes), and returns how many
+// revisions it read. Unlike List, which skips what it cannot read, it
+// passes over no revision the store lists.
+func Verify(ctx context.Context, s Store, bad func(*ReleaseError)) (int, error) {
+	return face.Verify(ctx, s, bad)
 }

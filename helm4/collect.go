@@ -2,53 +2,33 @@ package helm4
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/face"
 )
 
 // Collector is implemented by stores whose backend can leave garbage
 // behind: objects that no release uses, left by a writer that died or lost
 // the answers of its writes, which later writes do not all meet. Collect
 // (the function) calls it.
-type Collector interface {
-	// Collect removes the garbage of the store's namespace (every
-	// namespace for the "" view), within ctx.
-	Collect(ctx context.Context) error
-}
+type Collector = face.Collector
 
 // Collect removes the garbage s holds in its namespace (every namespace for
 // the "" view), as helm3.Collect does for a Helm 3 Store: it is safe to run
 // at any time, from any process, while others read and write, and does
 // nothing on the backends that never leave garbage (SQL, Redis).
-func Collect(ctx context.Context, s Store) error {
-	if c, ok := s.(Collector); ok {
-		return c.Collect(ctx)
-	}
-	return nil
-}
+func Collect(ctx context.Context, s Store) error { return face.Collect(ctx, s) }
 
 // Garbage counts what Collect would remove (see GarbageOf).
 type Garbage = driver.Garbage
 
 // GarbageOf reports what Collect would remove from s now, removing nothing:
 // a dry run of Collect. It is zero on the backends that never leave garbage.
-func GarbageOf(ctx context.Context, s Store) (Garbage, error) {
-	if g, ok := s.(interface {
-		Garbage(context.Context) (Garbage, error)
-	}); ok {
-		return g.Garbage(ctx)
-	}
-	return Garbage{}, nil
-}
+func GarbageOf(ctx context.Context, s Store) (Garbage, error) { return face.GarbageOf(ctx, s) }
 
 // Verifier is implemented by every helmstore store: Verify (the function)
 // calls it.
-type Verifier interface {
-	// Verify reads every revision of the store's namespace (every
-	// namespace for the "" view), within ctx.
-	Verify(ctx context.Context, bad func(*ReleaseError)) (int, error)
-}
+type Verifier = face.Verifier
 
 // Verify reads every revision s holds in its namespace (every namespace
 // for the "" view) as Get reads it (head, parts, digests, seals,
@@ -58,10 +38,5 @@ type Verifier interface {
 // passes over no revision the store lists. The helmstore command's verify
 // is this function.
 func Verify(ctx context.Context, s Store, bad func(*ReleaseError)) (int, error) {
-	v, ok := s.(Verifier)
-	if !ok {
-		return 0, fmt.Errorf("%T cannot verify its revisions", s)
-	}
-	n, err := v.Verify(ctx, bad)
-	return n, helmErr(err)
+	return face.Verify(ctx, s, bad)
 }

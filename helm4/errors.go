@@ -6,7 +6,6 @@ import (
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
 )
 
 // Helm 4's own sentinel errors, re-exported so callers need one import. Every
@@ -46,14 +45,3 @@ var ErrUnsupportedRelease = errors.New("unsupported release type")
 // ReleaseError is the error every Store method returns for a failure that
 // concerns one release (driver.ReleaseError).
 type ReleaseError = driver.ReleaseError
-
-// sentinels are Helm 4's own values for the outcomes Helm's drivers report.
-var sentinels = &engine.Sentinels{
-	NotFound:   helmdriver.ErrReleaseNotFound,
-	Exists:     helmdriver.ErrReleaseExists,
-	InvalidKey: helmdriver.ErrInvalidKey,
-}
-
-// helmErr returns err with Helm 4's sentinel for the outcome it reports
-// (engine.FaceError).
-func helmErr(err error) error { return engine.FaceError(err, sentinels) }

@@ -4,9 +4,11 @@ import (
 	"context"
 
 	rspb "helm.sh/helm/v4/pkg/release/v1"
+	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/face"
 	"github.com/helmstore/helmstore/internal/helm4codec"
 )
 
@@ -17,14 +19,12 @@ import (
 // Errors never contain the connection string's password.
 func Open(ctx context.Context, name, connectionString string, opts ...Option) (Store, error) {
 	cfg := NewConfig(name, connectionString, opts...)
-	b, err := driver.Open(ctx, cfg)
+	fs, err := face.Open(ctx, cfg, helm4)
 	if err != nil {
 		return nil, err
 	}
-	if b, err = driver.Encrypt(ctx, b, cfg); err != nil {
-		return nil, &OpenError{Driver: name, Conn: driver.Redact(connectionString), Err: err}
-	}
-	return New(b, cfg), nil
+	_, sw := withSwap(cfg)
+	return &store{Store: fs, log: sw}, nil
 }
 
 // OpenError reports a store that could not be opened (driver.OpenError).
@@ -35,5 +35,12 @@ type OpenError = driver.OpenError
 // DefaultNamespace. Closing the Store closes b.
 func New(b driver.Backend, cfg *driver.Config) Store {
 	cfg, sw := withSwap(cfg)
-	return &store{v: engine.New[rspb.Release](b, cfg, helm4codec.Codec{}), log: sw}
+	return &store{Store: face.New(b, cfg, helm4), log: sw}
 }
+
+// helm4 is this face's Helm: Helm 4's release codec and sentinels.
+var helm4 = face.Helm[rspb.Release]{Codec: helm4codec.Codec{}, Sentinels: &engine.Sentinels{
+	NotFound:   helmdriver.ErrReleaseNotFound,
+	Exists:     helmdriver.ErrReleaseExists,
+	InvalidKey: helmdriver.ErrInvalidKey,
+}}

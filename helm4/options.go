@@ -11,6 +11,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/face"
 )
 
 // DefaultCacheBytes is the default bound of a Store's decoded-part cache
@@ -29,15 +30,13 @@ const DefaultNamespace = engine.DefaultNamespace
 type Option func(*driver.Config)
 
 // WithCacheBytes bounds the decoded-part cache (0 disables it).
-func WithCacheBytes(n int64) Option { return func(c *driver.Config) { c.CacheBytes = n } }
+func WithCacheBytes(n int64) Option { return face.WithCacheBytes(n) }
 
 // WithTimeout bounds every Helm operation on the store (the default is
 // DefaultTimeout). WithTimeout(0), or a negative d, removes the bound: an
 // operation then runs until it ends or its connection fails, however long
 // that takes.
-func WithTimeout(d time.Duration) Option {
-	return func(c *driver.Config) { c.Timeout = max(d, 0) }
-}
+func WithTimeout(d time.Duration) Option { return face.WithTimeout(d) }
 
 // WithLogger sets the handler of the store's logger (Store.SetLogger
 // changes it later); without it the store logs to slog.Default's handler,
@@ -53,7 +52,7 @@ func WithLogger(h slog.Handler) Option {
 
 // WithRESTClientGetter sets how Kubernetes backends reach the cluster.
 func WithRESTClientGetter(g genericclioptions.RESTClientGetter) Option {
-	return func(c *driver.Config) { c.RESTClientGetter = g }
+	return face.WithRESTClientGetter(g)
 }
 
 // WithEncryptionKeys switches on encryption at rest: every release's parts
@@ -64,9 +63,7 @@ func WithRESTClientGetter(g genericclioptions.RESTClientGetter) Option {
 // HELM_DRIVER_ENCRYPTION_KEYS, which NewConfig reads; no URLs switches it
 // off. The program must import github.com/helmstore/helmstore/encryption
 // and the keeper's package.
-func WithEncryptionKeys(urls ...string) Option {
-	return func(c *driver.Config) { c.EncryptionKeys = urls }
-}
+func WithEncryptionKeys(urls ...string) Option { return face.WithEncryptionKeys(urls...) }
 
 // NewConfig returns the Config that Open gives the opener of driver name:
 // connection string conn, a part cache of DefaultCacheBytes, a per-operation
@@ -75,12 +72,11 @@ func WithEncryptionKeys(urls ...string) Option {
 // the registry (crsplit.Open, say), starts from it, so that its defaults are
 // the registry's.
 func NewConfig(name, conn string, opts ...Option) *driver.Config {
-	c := &driver.Config{Name: name, ConnectionString: conn, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout,
-		EncryptionKeys: driver.EncryptionKeysFromEnv()}
-	for _, o := range opts {
-		o(c)
+	fs := make([]func(*driver.Config), len(opts))
+	for i, o := range opts {
+		fs[i] = o
 	}
-	c, _ = withSwap(c)
+	c, _ := withSwap(face.NewConfig(name, conn, fs...))
 	return c
 }
 

@@ -10,7 +10,7 @@ import (
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
-	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/face"
 )
 
 // Store is a Helm 4 storage driver over one helmstore backend. It owns the
@@ -67,10 +67,11 @@ type SummaryPage = driver.SummaryPage
 // Summary is one revision of a summary listing (driver.Summary).
 type Summary = driver.Summary
 
-// store is the Helm 4 face of an engine view: Helm 4's v1 release in and
-// out, Helm 4's sentinels in every error.
+// store is the Helm 4 face of an engine view: face.Store over Helm 4's v1
+// release, taking and returning Helm 4's Releaser where Helm 4's driver
+// interface does.
 type store struct {
-	v   *engine.View[rspb.Release]
+	face.Store[rspb.Release]
 	log *swapHandler // shared by every view and the backend
 }
 
@@ -80,42 +81,15 @@ var (
 	_ Verifier  = (*store)(nil)
 )
 
-// EngineView returns the engine view under the store, for the module's own
-// tests and benchmarks (package engine is internal: no one else can use it).
-func (s *store) EngineView() engine.Handle { return s.v }
-
-func (s *store) Name() string              { return s.v.Name() }
-func (s *store) Namespace(ns string) Store { return &store{v: s.v.Namespace(ns), log: s.log} }
-func (s *store) Stats(ctx context.Context) (Stats, error) {
-	st, err := s.v.Stats(ctx)
-	return st, helmErr(err)
-}
-func (s *store) Summaries(ctx context.Context, q SummaryQuery) (SummaryPage, error) {
-	p, err := s.v.Summaries(ctx, q)
-	return p, helmErr(err)
-}
-func (s *store) Close() error                      { return helmErr(s.v.Close()) }
-func (s *store) Collect(ctx context.Context) error { return helmErr(s.v.Collect(ctx)) }
-func (s *store) Garbage(ctx context.Context) (Garbage, error) {
-	g, err := s.v.Garbage(ctx)
-	return g, helmErr(err)
-}
-func (s *store) Verify(ctx context.Context, bad func(*ReleaseError)) (int, error) {
-	return s.v.Verify(ctx, func(e *ReleaseError) {
-		if err, ok := helmErr(e).(*ReleaseError); ok {
-			e = err
-		}
-		bad(e)
-	})
-}
+func (s *store) Namespace(ns string) Store { return &store{Store: s.In(ns), log: s.log} }
 
 func (s *store) Logger() *slog.Logger     { return s.log.logger }
 func (s *store) SetLogger(h slog.Handler) { s.log.set(h) }
 
 func (s *store) Get(key string) (release.Releaser, error) {
-	r, err := s.v.Get(key)
+	r, err := s.Store.Get(key)
 	if err != nil {
-		return nil, helmErr(err)
+		return nil, err
 	}
 	return r, nil
 }
@@ -125,13 +99,13 @@ func (s *store) List(filter func(release.Releaser) bool) ([]release.Releaser, er
 	if filter != nil {
 		f = func(r *rspb.Release) bool { return filter(r) }
 	}
-	rs, err := s.v.List(f)
-	return releasers(rs), helmErr(err)
+	rs, err := s.Store.List(f)
+	return releasers(rs), err
 }
 
 func (s *store) Query(labels map[string]string) ([]release.Releaser, error) {
-	rs, err := s.v.Query(labels)
-	return releasers(rs), helmErr(err)
+	rs, err := s.Store.Query(labels)
+	return releasers(rs), err
 }
 
 func (s *store) Create(key string, rls release.Releaser) error {
@@ -139,7 +113,7 @@ func (s *store) Create(key string, rls release.Releaser) error {
 	if err != nil {
 		return err
 	}
-	return helmErr(s.v.Create(key, r))
+	return s.Store.Create(key, r)
 }
 
 func (s *store) Update(key string, rls release.Releaser) error {
@@ -147,13 +121,13 @@ func (s *store) Update(key string, rls release.Releaser) error {
 	if err != nil {
 		return err
 	}
-	return helmErr(s.v.Update(key, r))
+	return s.Store.Update(key, r)
 }
 
 func (s *store) Delete(key string) (release.Releaser, error) {
-	r, err := s.v.Delete(key)
+	r, err := s.Store.Delete(key)
 	if err != nil {
-		return nil, helmErr(err)
+		return nil, err
 	}
 	return r, nil
 }
