@@ -10,17 +10,17 @@ import (
 var providers = []string{"driver", "memstore", "sql", "sql/postgres", "sql/mysql", "sql/sqlite", "redis", "cosmos", "crsplit"}
 
 // A Helm 4 tool links no Helm 3 package and a Helm 3 tool no Helm 4 one:
-// each face, a tool importing it and every backend (examples/helmdriver and
+// each face, a tool importing it and every backend (examples/helm3driver and
 // examples/helm4driver), and every provider, links only its own Helm (the
 // providers link none). Each face does link its Helm's action package,
 // so that the check can see what it looks for.
 func TestFacesLinkOneHelm(t *testing.T) {
 	t.Parallel()
-	linked := goListDeps(t, append([]string{"helm3", "helm4", "examples/helmdriver", "examples/helm4driver"}, providers...)...)
+	linked := goListDeps(t, append([]string{"helm3", "helm4", "examples/helm3driver", "examples/helm4driver"}, providers...)...)
 	for _, c := range []struct {
 		face, tool, own, other string
 	}{
-		{"helm3", "examples/helmdriver", "helm.sh/helm/v3/pkg/action", "helm.sh/helm/v4/"},
+		{"helm3", "examples/helm3driver", "helm.sh/helm/v3/pkg/action", "helm.sh/helm/v4/"},
 		{"helm4", "examples/helm4driver", "helm.sh/helm/v4/pkg/action", "helm.sh/helm/v3/"},
 	} {
 		if !slices.Contains(linked[c.face], c.own) {

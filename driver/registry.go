@@ -63,7 +63,7 @@ func isHelmDriver(name string) bool {
 // registers each (for the SQL dialects, the dialect's own package; package
 // sql registers all three), for the hint in the error for a name nobody
 // registered. this package cannot import the backends (they import it), so
-// the table is kept by hand; examples/helmdriver's test, which imports every
+// the table is kept by hand; examples/helm3driver's test, which imports every
 // backend, checks that it names nothing they do not register.
 var knownDrivers = map[string]string{
 	"postgres": "github.com/helmstore/helmstore/sql/postgres",

@@ -1,4 +1,4 @@
-// Command helm4driver is examples/helmdriver for a tool built on Helm 4:
+// Command helm4driver is examples/helm3driver for a tool built on Helm 4:
 // helm4.Init replaces Helm 4's action.Configuration.Init, so Helm's own
 // HELM_DRIVER names keep working and helmstore's are added. It lists the
 // releases of one namespace from the storage layer, and links no Helm 3
@@ -11,7 +11,7 @@
 // It takes Helm's global flags (-n/--namespace, --kube-context,
 // --kubeconfig, ...; see -h) and reads HELM_DRIVER,
 // HELM_DRIVER_<NAME>_CONNECTION_STRING and Helm's environment, as
-// examples/helmdriver does. Its logs go to stderr through log/slog, at the
+// examples/helm3driver does. Its logs go to stderr through log/slog, at the
 // level -debug sets.
 package main
 

@@ -27,7 +27,7 @@
 //	           removed on exit.
 //
 // It reads no environment variables: the store is always SQLite, at -db's
-// path (HELM_DRIVER is for examples/helmdriver and examples/releaseapi).
+// path (HELM_DRIVER is for examples/helm3driver and examples/releaseapi).
 //
 // The first `go run` compiles Helm, client-go and the pure-Go SQLite
 // (modernc.org/sqlite) from source, which takes minutes; later runs use Go's

@@ -1,13 +1,13 @@
-// Command helmdriver shows how a Helm-based tool picks its store with
+// Command helm3driver shows how a Helm-based tool picks its store with
 // HELM_DRIVER: helm3.Init replaces action.Configuration.Init, so Helm's
 // own names keep working and helmstore's are added. It lists the releases
 // of one namespace from the storage layer.
 //
-//	HELM_DRIVER=sqlite go run ./examples/helmdriver -n team-a
-//	HELM_DRIVER=postgres HELM_DRIVER_POSTGRES_CONNECTION_STRING=postgres://... go run ./examples/helmdriver
-//	HELM_DRIVER=mysql HELM_DRIVER_MYSQL_CONNECTION_STRING='user:pass@tcp(host:3306)/db' go run ./examples/helmdriver
-//	HELM_DRIVER=crsplit go run ./examples/helmdriver --kube-context prod   # needs a cluster with crsplit's CRDs
-//	HELM_DRIVER=secret go run ./examples/helmdriver   # Helm's own, needs a cluster
+//	HELM_DRIVER=sqlite go run ./examples/helm3driver -n team-a
+//	HELM_DRIVER=postgres HELM_DRIVER_POSTGRES_CONNECTION_STRING=postgres://... go run ./examples/helm3driver
+//	HELM_DRIVER=mysql HELM_DRIVER_MYSQL_CONNECTION_STRING='user:pass@tcp(host:3306)/db' go run ./examples/helm3driver
+//	HELM_DRIVER=crsplit go run ./examples/helm3driver --kube-context prod   # needs a cluster with crsplit's CRDs
+//	HELM_DRIVER=secret go run ./examples/helm3driver   # Helm's own, needs a cluster
 //
 // It takes Helm's global flags (-n/--namespace, --kube-context,
 // --kubeconfig, ...; see -h) and reads:
@@ -55,7 +55,7 @@ func main() {
 
 func run(out, usage io.Writer, args []string, helmDriver string) error {
 	settings := cli.New()
-	flags := pflag.NewFlagSet("helmdriver", pflag.ContinueOnError)
+	flags := pflag.NewFlagSet("helm3driver", pflag.ContinueOnError)
 	flags.SetOutput(usage)
 	settings.AddFlags(flags) // -n/--namespace, --kube-context, --kubeconfig, ...
 	if err := flags.Parse(args); err != nil {
