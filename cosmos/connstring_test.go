@@ -23,7 +23,7 @@ func leaked(s, secret string) bool {
 // and malformed (issue 22 item 9's: a misspelt key name, a missing '=', a
 // bare key as a segment or as the whole string; and a missing ';' or a key
 // in the wrong slot), each holding an account key, and checks that no error
-// of parseConnectionString holds the key (whatever driver.Redact would
+// of parseConnectionString holds the key (whatever registry.Redact would
 // scrub later) and that a string it accepts carries the key as its
 // AccountKey only: never in the endpoint, database or container, from
 // which the SDK builds the URLs its errors quote.

@@ -13,6 +13,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/encryption"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/codec"
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/envelope"
 )
@@ -114,7 +115,7 @@ func checkCopiedKeyring(t *testing.T, a AtRest, secret string) {
 		}
 	}
 	b := raw(t, s)
-	recs, err := b.Heads(ctx, driver.Query{Namespace: "sec-c", Key: driver.KeyringKey})
+	recs, err := b.Heads(ctx, driver.Query{Namespace: "sec-c", Key: codec.KeyringKey})
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("sec-c's keyring record: %d, %v", len(recs), err)
 	}

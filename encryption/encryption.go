@@ -60,6 +60,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/envelope"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // ErrKeyUnavailable is returned when stored data needs a key-encryption key
@@ -68,7 +69,7 @@ import (
 var ErrKeyUnavailable = envelope.ErrKeyUnavailable
 
 func init() {
-	driver.RegisterEncryption(func(ctx context.Context, b driver.Backend, urls []string) (driver.Backend, error) {
+	registry.RegisterEncryption(func(ctx context.Context, b driver.Backend, urls []string) (driver.Backend, error) {
 		ring, err := envelope.OpenKeyring(ctx, urls...)
 		if err != nil {
 			return nil, err

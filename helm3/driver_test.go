@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/helmstore/helmstore/internal/engine"
-
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/registry"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
@@ -84,7 +83,7 @@ func TestPasswordsNeverInErrors(t *testing.T) {
 	} {
 		_, err := helm3.Open(context.Background(), c.name, c.conn)
 		if err == nil {
-			t.Fatalf("%s %q: opened", c.name, driver.Redact(c.conn))
+			t.Fatalf("%s %q: opened", c.name, registry.Redact(c.conn))
 		}
 		if strings.Contains(err.Error(), pw) {
 			t.Fatalf("error contains the password: %v", err)
@@ -102,7 +101,7 @@ func TestRedact(t *testing.T) {
 		"AccountEndpoint=https://h/;AccountKey=k==;": "AccountEndpoint=https://h/;AccountKey=xxxxx;",
 		"/var/lib/helm.db":                           "/var/lib/helm.db",
 	} {
-		if got := driver.Redact(in); got != want {
+		if got := registry.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}

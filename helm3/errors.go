@@ -4,6 +4,7 @@ import (
 	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // Helm's own sentinel errors, re-exported so callers need one import. Every
@@ -30,8 +31,8 @@ var (
 	ErrAccessDenied = driver.ErrAccessDenied
 	// ErrUnknownFormat: a release stored in a release format this build cannot read (driver.ErrUnknownFormat).
 	ErrUnknownFormat = driver.ErrUnknownFormat
-	// ErrUnknownDriver: a driver name that cannot be opened (driver.ErrUnknownDriver).
-	ErrUnknownDriver = driver.ErrUnknownDriver
+	// ErrUnknownDriver: a driver name that cannot be opened (registry.ErrUnknownDriver).
+	ErrUnknownDriver = registry.ErrUnknownDriver
 )
 
 // ReleaseError is the error every Store method returns for a failure that

@@ -3,8 +3,8 @@ package helm3
 import (
 	"context"
 
-	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/registry"
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/storage"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -14,7 +14,7 @@ import (
 // understands every HELM_DRIVER name. Helm's own names (secret, secrets,
 // configmap, configmaps, memory, sql and "") go straight to Helm. helmstore's
 // names open the registered backend with its connection string from the
-// environment (driver.ConnectionStringFromEnv) and point cfg.Releases at a view of it
+// environment (registry.ConnectionStringFromEnv) and point cfg.Releases at a view of it
 // scoped to namespace.
 //
 // Stores opened by Init are shared per process: every Init with the same
@@ -26,10 +26,10 @@ import (
 // recognised again: each Init with one opens a store of its own. Init never
 // waits for a store other than its own to open.
 func Init(cfg *action.Configuration, getter genericclioptions.RESTClientGetter, namespace, helmDriver string, log action.DebugLog) error {
-	if driver.IsHelmDriver(helmDriver) {
+	if registry.IsHelmDriver(helmDriver) {
 		return cfg.Init(getter, namespace, helmDriver, log)
 	}
-	if err := driver.CheckDriver(helmDriver); err != nil {
+	if err := registry.CheckDriver(helmDriver); err != nil {
 		return err
 	}
 	store, err := sharedStore(helmDriver, getter, log)
@@ -60,7 +60,7 @@ var shared = new(engine.Shared[Store])
 // sharedStore returns the store Init shares for name, conn and getter,
 // opening it on first use.
 func sharedStore(name string, getter genericclioptions.RESTClientGetter, log action.DebugLog) (Store, error) {
-	conn := driver.ConnectionStringFromEnv(name)
+	conn := registry.ConnectionStringFromEnv(name)
 	return shared.Get(name, conn, getter, func() (Store, error) { return openShared(name, conn, getter, log) })
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/face"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // DefaultCacheBytes is the default bound of a Store's decoded-part cache
@@ -73,6 +74,6 @@ func NewConfig(name, conn string, opts ...Option) *driver.Config {
 }
 
 // Redact returns a connection string with its passwords, keys and tokens
-// replaced, for logs and messages (driver.Redact): every form any backend
+// replaced, for logs and messages (registry.Redact): every form any backend
 // takes, malformed ones included.
-func Redact(conn string) string { return driver.Redact(conn) }
+func Redact(conn string) string { return registry.Redact(conn) }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/registry"
 
 	"helm.sh/helm/v3/pkg/action"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -33,7 +34,7 @@ import (
 )
 
 // FuzzRedact checks that no secret planted in a connection string ever
-// comes out: not in driver.Redact's output, not in any error of helm3.Open
+// comes out: not in registry.Redact's output, not in any error of helm3.Open
 // or helm3.Init (the whole chain), not in any log line (the store's log,
 // helm3.WithLog, and the process's standard and klog loggers).
 //
@@ -520,7 +521,7 @@ func (e *redactEnv) check(t *testing.T, c redactCase) {
 			t.Errorf("%s: the secret %s is in %s:\n%s\nconnection string (%s): %q", c.driver, c.secret, where, s, c.what, c.conn)
 		}
 	}
-	leak("driver.Redact's output", driver.Redact(c.conn))
+	leak("registry.Redact's output", registry.Redact(c.conn))
 	if c.driver == "sqlite" {
 		// A string sqlite reads as a relative path makes a file: here.
 		t.Chdir(t.TempDir())

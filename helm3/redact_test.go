@@ -8,6 +8,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/registry"
 
 	"helm.sh/helm/v3/pkg/action"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -52,14 +53,14 @@ func TestRedactMalformedConnectionStrings(t *testing.T) {
 	}
 	// Strings without passwords are left alone.
 	for _, conn := range []string{"/var/lib/helm@1.db", "file:/var/lib/helm@1.db?mode=rwc", "postgres://u@h:5432/db", "tcp(h:3306)/db"} {
-		if got := driver.Redact(conn); got != conn {
+		if got := registry.Redact(conn); got != conn {
 			t.Errorf("Redact(%q) = %q", conn, got)
 		}
 	}
 	getter := genericclioptions.NewConfigFlags(false)
 	for _, c := range cases {
 		t.Run(c.conn, func(t *testing.T) {
-			if got := driver.Redact(c.conn); leaks(got) || (c.redacted != "" && got != c.redacted) {
+			if got := registry.Redact(c.conn); leaks(got) || (c.redacted != "" && got != c.redacted) {
 				t.Errorf("Redact = %q, want %q", got, c.redacted)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -6,6 +6,7 @@ import (
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // Helm 4's own sentinel errors, re-exported so callers need one import. Every
@@ -32,8 +33,8 @@ var (
 	ErrAccessDenied = driver.ErrAccessDenied
 	// ErrUnknownFormat: a release stored in a release format this build cannot read (driver.ErrUnknownFormat).
 	ErrUnknownFormat = driver.ErrUnknownFormat
-	// ErrUnknownDriver: a driver name that cannot be opened (driver.ErrUnknownDriver).
-	ErrUnknownDriver = driver.ErrUnknownDriver
+	// ErrUnknownDriver: a driver name that cannot be opened (registry.ErrUnknownDriver).
+	ErrUnknownDriver = registry.ErrUnknownDriver
 )
 
 // ErrUnsupportedRelease is wrapped by the error of a Create or Update given

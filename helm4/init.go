@@ -8,15 +8,15 @@ import (
 	"helm.sh/helm/v4/pkg/storage"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/engine"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // Init is a drop-in for cfg.Init(getter, namespace, helmDriver) that
 // understands every HELM_DRIVER name. Helm's own names (secret, secrets,
 // configmap, configmaps, memory, sql and "") go straight to Helm. helmstore's
 // names open the registered backend with its connection string from the
-// environment (driver.ConnectionStringFromEnv) and point cfg.Releases at a
+// environment (registry.ConnectionStringFromEnv) and point cfg.Releases at a
 // view of it scoped to namespace. The store logs to cfg's logger
 // (action.NewConfiguration's handler) as Helm's own drivers do.
 //
@@ -30,13 +30,13 @@ import (
 // one opens a store of its own. Init never waits for a store other than its
 // own to open.
 func Init(cfg *action.Configuration, getter genericclioptions.RESTClientGetter, namespace, helmDriver string) error {
-	if driver.IsHelmDriver(helmDriver) {
+	if registry.IsHelmDriver(helmDriver) {
 		return cfg.Init(getter, namespace, helmDriver)
 	}
-	if err := driver.CheckDriver(helmDriver); err != nil {
+	if err := registry.CheckDriver(helmDriver); err != nil {
 		return err
 	}
-	conn := driver.ConnectionStringFromEnv(helmDriver)
+	conn := registry.ConnectionStringFromEnv(helmDriver)
 	h := cfg.Logger().Handler()
 	store, err := shared.Get(helmDriver, conn, getter, func() (Store, error) {
 		return openShared(helmDriver, conn, getter, h)

@@ -10,6 +10,7 @@ import (
 	"github.com/helmstore/helmstore/internal/engine"
 	"github.com/helmstore/helmstore/internal/face"
 	"github.com/helmstore/helmstore/internal/helm4codec"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // Open opens the backend registered as name with the given connection string.
@@ -27,8 +28,8 @@ func Open(ctx context.Context, name, connectionString string, opts ...Option) (S
 	return &store{Store: fs, log: sw}, nil
 }
 
-// OpenError reports a store that could not be opened (driver.OpenError).
-type OpenError = driver.OpenError
+// OpenError reports a store that could not be opened (registry.OpenError).
+type OpenError = registry.OpenError
 
 // New returns a Store over b, a backend opened directly with cfg (a
 // provider's Open, with a Config from NewConfig), scoped to

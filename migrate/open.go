@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
-	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm4"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // Open opens the store HELM_DRIVER would name name: Helm's own "secret"
@@ -57,11 +57,11 @@ func Open(ctx context.Context, name, conn string, getter genericclioptions.RESTC
 	case "memory":
 		return nil, errors.New("memory: Helm's memory driver keeps releases only inside one process; there is nothing to move")
 	}
-	if err := driver.CheckDriver(name); err != nil {
+	if err := registry.CheckDriver(name); err != nil {
 		return nil, err
 	}
 	if conn == "" {
-		conn = driver.ConnectionStringFromEnv(name)
+		conn = registry.ConnectionStringFromEnv(name)
 	}
 	if getter != nil {
 		opts = append([]helm4.Option{helm4.WithRESTClientGetter(getter)}, opts...)

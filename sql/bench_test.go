@@ -8,6 +8,7 @@ import (
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/drivertest"
 	_ "github.com/helmstore/helmstore/encryption"
+	"github.com/helmstore/helmstore/internal/registry"
 	"github.com/helmstore/helmstore/internal/testing/benchmarks"
 	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
@@ -40,7 +41,7 @@ func ourTarget(name string, conn func(b *testing.B) string, keys ...string) benc
 	}
 	return benchmarks.StoreTarget(target, func(b *testing.B, cfg *driver.Config) driver.Backend {
 		cfg.Name, cfg.ConnectionString, cfg.EncryptionKeys = name, conn(b), keys
-		be, err := driver.Open(context.Background(), cfg)
+		be, err := registry.Open(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

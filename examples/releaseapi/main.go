@@ -8,8 +8,8 @@ import (
 	"os"
 
 	_ "github.com/helmstore/helmstore/crsplit" // registers crsplit
-	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/registry"
 	_ "github.com/helmstore/helmstore/sql" // registers postgres, mysql, sqlite
 )
 
@@ -20,7 +20,7 @@ func main() {
 	if name == "" {
 		name = "sqlite"
 	}
-	store, err := helm3.Open(context.Background(), name, driver.ConnectionStringFromEnv(name), helm3.WithLog(log.Printf))
+	store, err := helm3.Open(context.Background(), name, registry.ConnectionStringFromEnv(name), helm3.WithLog(log.Printf))
 	if err != nil {
 		log.Fatal(err)
 	}

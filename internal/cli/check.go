@@ -15,6 +15,7 @@ import (
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/registry"
 	"github.com/helmstore/helmstore/migrate"
 )
 
@@ -59,7 +60,7 @@ each revision that cannot be read and exits 1 if there is any.`,
 			}
 			sort.Strings(bad)
 			for _, b := range bad {
-				fmt.Fprintln(e.out, driver.Redact(b))
+				fmt.Fprintln(e.out, registry.Redact(b))
 			}
 			fmt.Fprintf(e.out, "%d revisions read, %d unreadable\n", n, len(bad))
 			if len(bad) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm4"
+	"github.com/helmstore/helmstore/internal/registry"
 	"github.com/helmstore/helmstore/migrate"
 )
 
@@ -18,7 +19,7 @@ import (
 // refused: helm itself shows what they hold.
 func (e *env) openHelmstore(ctx context.Context) (helm4.Store, error) {
 	name := e.storeName()
-	if driver.IsHelmDriver(name) {
+	if registry.IsHelmDriver(name) {
 		return nil, fmt.Errorf("%s is Helm's own driver: helm list, history, status and get show what it holds; helmstore shows helmstore stores (--driver postgres, mysql, sqlite, redis, cosmos, crsplit)", name)
 	}
 	s, err := e.open(ctx, name, e.conn)

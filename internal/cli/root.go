@@ -19,6 +19,7 @@ import (
 	// Every backend, so that any HELM_DRIVER name opens.
 	_ "github.com/helmstore/helmstore/cosmos"
 	_ "github.com/helmstore/helmstore/crsplit"
+	"github.com/helmstore/helmstore/internal/registry"
 	_ "github.com/helmstore/helmstore/redis"
 	_ "github.com/helmstore/helmstore/sql"
 
@@ -27,7 +28,6 @@ import (
 	_ "github.com/helmstore/helmstore/encryption"
 	_ "gocloud.dev/secrets/localsecrets"
 
-	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/migrate"
 )
 
@@ -49,7 +49,7 @@ func Main() int {
 	defer stop()
 	root := NewRootCmd(os.Stdout, os.Stderr)
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "Error:", driver.Redact(err.Error()))
+		fmt.Fprintln(os.Stderr, "Error:", registry.Redact(err.Error()))
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code

@@ -165,7 +165,7 @@ func OpenHead(h *driver.Head) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kek, ok := driver.EncryptedBy(inner); ok {
+	if kek, ok := EncryptedBy(inner); ok {
 		return nil, fmt.Errorf("%w: the release is encrypted at rest (key %s), and this store was opened without encryption keys", driver.ErrKeyUnavailable, kek)
 	}
 	raw, err := decompress(inner, MaxHeadBytes)

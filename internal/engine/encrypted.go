@@ -4,9 +4,10 @@ import (
 	"context"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
-// encrypted is b as cfg.EncryptionKeys say (driver.Encrypt), opening the
+// encrypted is b as cfg.EncryptionKeys say (registry.Encrypt), opening the
 // keys within cfg.Timeout; if they cannot be used, a backend whose every
 // call fails with why, so that no release is ever written in plaintext to
 // a store configured for encryption.
@@ -20,7 +21,7 @@ func encrypted(b driver.Backend, cfg *driver.Config) driver.Backend {
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
-	eb, err := driver.Encrypt(ctx, b, cfg)
+	eb, err := registry.Encrypt(ctx, b, cfg)
 	if err != nil {
 		return unusable{err}
 	}

@@ -5,10 +5,11 @@ import (
 	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // Encrypted namespaces and stores without keys. A namespace that holds a
-// keyring record (driver.KeyringKey) is encrypted at rest: a store opened
+// keyring record (codec.KeyringKey) is encrypted at rest: a store opened
 // without encryption keys (a forgotten HELM_DRIVER_ENCRYPTION_KEYS, an old
 // tool's configuration) must not write a release there in plaintext, which
 // a reader of the raw store could read and the keyed stores would refuse.
@@ -37,13 +38,13 @@ func (e *Engine[R]) checkPlaintext(ctx context.Context, ns string) error {
 	if e.encrypts {
 		return nil
 	}
-	hs, err := e.backend.Heads(ctx, driver.Query{Namespace: ns, Key: driver.KeyringKey})
+	hs, err := e.backend.Heads(ctx, driver.Query{Namespace: ns, Key: codec.KeyringKey})
 	if err != nil || len(hs) == 0 {
 		return err
 	}
 	kek := "a key this store cannot name (its keyring record is damaged)"
 	if inner, err := hs[0].Unseal(); err == nil && hs[0].Err == nil {
-		if id, ok := driver.EncryptedBy(inner); ok && id != "" {
+		if id, ok := codec.EncryptedBy(inner); ok && id != "" {
 			kek = id
 		}
 	}
@@ -60,7 +61,7 @@ func (e *Engine[R]) heads(ctx context.Context, q driver.Query) ([]*driver.Head, 
 	}
 	out := hs[:0]
 	for _, h := range hs {
-		if h.Key != driver.KeyringKey {
+		if h.Key != codec.KeyringKey {
 			out = append(out, h)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // ErrNotEncrypted is Seal's error for a store that does not encrypt.
@@ -57,7 +58,7 @@ func (v *View[R]) Seal(ctx context.Context, progress func(ns, key string, err er
 			return res, err
 		}
 		for _, lh := range page {
-			if lh.Key == driver.KeyringKey {
+			if lh.Key == codec.KeyringKey {
 				continue
 			}
 			res.Releases++
@@ -138,7 +139,7 @@ func plaintextHead(ctx context.Context, raw driver.Backend, ns, key string) (*dr
 	if err != nil {
 		return nil, corrupt(h, err)
 	}
-	if _, sealed := driver.EncryptedBy(inner); sealed {
+	if _, sealed := codec.EncryptedBy(inner); sealed {
 		return nil, nil
 	}
 	return h, nil

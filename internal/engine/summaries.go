@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // listPage is the number of heads asked of the backend at a time when a
@@ -103,7 +104,7 @@ func (v *View[R]) summarise(ctx context.Context, hs []*driver.Head) ([]*driver.S
 	out := make([]*driver.Summary, len(hs))
 	var whole []int // heads stored without their summary
 	for i, h := range hs {
-		if h.Key == driver.KeyringKey {
+		if h.Key == codec.KeyringKey {
 			continue // an encrypted namespace's record, which a store with keys never lists
 		}
 		if h.Err != nil {

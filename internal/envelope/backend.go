@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // Wrap returns a backend that stores through b what the engine gives it
@@ -62,7 +63,7 @@ type sealingCollector struct {
 // bodyMagic is the first byte of a sealed head body: bodyMagic, the
 // wrapped data key (2-byte length, then Wrapped.Encode), then a frame the
 // data key sealed of the head's five part digests and its plaintext body.
-const bodyMagic = driver.EncryptedBody
+const bodyMagic = codec.EncryptedBody
 
 // IsSealedBody reports whether body, a stored head's body, is one Wrap
 // sealed: the head's seal (driver.Head.Seal), then bodyMagic.
@@ -436,7 +437,7 @@ func (s *sealing) Stats(ctx context.Context, ns string) (driver.Stats, error) {
 	return st, nil
 }
 
-// EncryptsAtRest marks a backend that encrypts (driver.Encrypt does not
+// EncryptsAtRest marks a backend that encrypts (registry.Encrypt does not
 // wrap it again).
 func (s *sealing) EncryptsAtRest() {}
 

@@ -7,10 +7,11 @@ import (
 	"fmt"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/codec"
 )
 
 // The keyring record of a namespace: a head that holds the namespace's
-// wrapped data key, under a key no Helm release has (driver.KeyringKey).
+// wrapped data key, under a key no Helm release has (codec.KeyringKey).
 // The first writer creates it (Backend.Create: one wins), every writer
 // uses the data key it holds, so all writers of a namespace address its
 // parts alike. Wrap's backend hides it from every listing and count.
@@ -30,7 +31,7 @@ const (
 	keyringStatus  = "keyring"
 )
 
-var keyringKey = driver.KeyringKey
+var keyringKey = codec.KeyringKey
 
 // recordProof is what a record's frame seals.
 const recordProof = "helmstore keyring record v1"

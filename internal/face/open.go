@@ -5,18 +5,19 @@ import (
 	"time"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // Open opens the backend registered as cfg.Name with cfg (encrypting at
 // rest as cfg.EncryptionKeys say) and returns a Store over it. Errors never
 // contain the connection string's password.
 func Open[R any](ctx context.Context, cfg *driver.Config, h Helm[R]) (Store[R], error) {
-	b, err := driver.Open(ctx, cfg)
+	b, err := registry.Open(ctx, cfg)
 	if err != nil {
 		return Store[R]{}, err
 	}
-	if b, err = driver.Encrypt(ctx, b, cfg); err != nil {
-		return Store[R]{}, &driver.OpenError{Driver: cfg.Name, Conn: driver.Redact(cfg.ConnectionString), Err: err}
+	if b, err = registry.Encrypt(ctx, b, cfg); err != nil {
+		return Store[R]{}, &registry.OpenError{Driver: cfg.Name, Conn: registry.Redact(cfg.ConnectionString), Err: err}
 	}
 	return New(b, cfg, h), nil
 }
@@ -27,7 +28,7 @@ func Open[R any](ctx context.Context, cfg *driver.Config, h Helm[R]) (Store[R], 
 // lists, then opts applied.
 func NewConfig(name, conn string, opts ...func(*driver.Config)) *driver.Config {
 	c := &driver.Config{Name: name, ConnectionString: conn, CacheBytes: driver.DefaultCacheBytes, Timeout: driver.DefaultTimeout,
-		EncryptionKeys: driver.EncryptionKeysFromEnv()}
+		EncryptionKeys: registry.EncryptionKeysFromEnv()}
 	for _, o := range opts {
 		o(c)
 	}

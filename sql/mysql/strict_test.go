@@ -12,6 +12,7 @@ import (
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
+	"github.com/helmstore/helmstore/internal/registry"
 	"github.com/helmstore/helmstore/internal/testing/sqltest"
 	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
@@ -156,11 +157,11 @@ func TestMySQLPasswordSpecialCharacters(t *testing.T) {
 	} {
 		s, err := helm3.Open(context.Background(), "mysql", conn)
 		if err != nil {
-			t.Errorf("%s: %v", driver.Redact(conn), err)
+			t.Errorf("%s: %v", registry.Redact(conn), err)
 			continue
 		}
 		if _, err := s.Stats(context.Background()); err != nil {
-			t.Errorf("%s: %v", driver.Redact(conn), err)
+			t.Errorf("%s: %v", registry.Redact(conn), err)
 		}
 		s.Close()
 	}

@@ -16,7 +16,7 @@ import (
 // of a benchmark, with cfg: the Config the face's NewConfig gives (its part
 // cache off for a cold run), in which the Opener sets what its backend
 // needs (Name, ConnectionString or RESTClientGetter) before opening it
-// (driver.Open, or a provider's own Open). The store closes the backend.
+// (registry.Open, or a provider's own Open). The store closes the backend.
 type Opener func(b *testing.B, cfg *driver.Config) driver.Backend
 
 // StoreTarget is a helmstore store as a benchmark target named name, cold

@@ -1,9 +1,9 @@
-package driver_test
+package registry_test
 
 import (
 	"testing"
 
-	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/registry"
 )
 
 // Redact takes out every secret of the forms helm3's FuzzRedact plants them in, and
@@ -34,7 +34,7 @@ func TestRedactForms(t *testing.T) {
 		{key, "xxxxx"},
 		{key + ";", "xxxxx;"},
 	} {
-		if got := driver.Redact(c.conn); got != c.want {
+		if got := registry.Redact(c.conn); got != c.want {
 			t.Errorf("Redact(%q) = %q, want %q", c.conn, got, c.want)
 		}
 	}
@@ -52,7 +52,7 @@ func TestRedactForms(t *testing.T) {
 		// kubeconfig contexts (crsplit)
 		"staging", "gke_my-project_us-central1-a_my-cluster", "kind-helmstore", "arn:aws:eks:us-west-2:123456789012:cluster/prod",
 	} {
-		if got := driver.Redact(conn); got != conn {
+		if got := registry.Redact(conn); got != conn {
 			t.Errorf("Redact(%q) = %q, want it unchanged", conn, got)
 		}
 	}

@@ -1,32 +1,33 @@
-package driver
+package registry
 
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/helmstore/helmstore/driver"
 )
 
 // withRegistered makes names the only registered backends for the test.
 func withRegistered(t *testing.T, names ...string) {
-	m := map[string]Opener{}
+	m := map[string]driver.Opener{}
 	for _, n := range names {
-		m[n] = func(context.Context, *Config) (Backend, error) { return nil, errors.New("not for opening") }
+		m[n] = func(context.Context, *driver.Config) (driver.Backend, error) {
+			return nil, errors.New("not for opening")
+		}
 	}
-	regMu.Lock()
-	saved := openers
-	openers = m
-	regMu.Unlock()
-	t.Cleanup(func() {
-		regMu.Lock()
-		openers = saved
-		regMu.Unlock()
-	})
+	savedLookup, savedDrivers := lookup, drivers
+	lookup = func(name string) (driver.Opener, bool) { o, ok := m[name]; return o, ok }
+	drivers = func() []string { return slices.Sorted(maps.Keys(m)) }
+	t.Cleanup(func() { lookup, drivers = savedLookup, savedDrivers })
 }
 
 // open is Open of name with no connection string.
 func open(name string) error {
-	_, err := Open(context.Background(), &Config{Name: name})
+	_, err := Open(context.Background(), &driver.Config{Name: name})
 	return err
 }
 
