@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/caswire"
@@ -216,7 +215,7 @@ func (b *Backend) summaryHead(obj *Object) (*driver.Head, error) {
 		return nil, corruptHead(obj, "its key %q does not match the object's name", s.Key)
 	}
 	for k, v := range obj.Labels {
-		if !driver.IsSystemLabel(k) && !strings.HasPrefix(k, driver.ReservedLabelPrefix) {
+		if !driver.IsSystemLabel(k) && !caswire.ProtocolLabel(k) {
 			h.Labels[k] = v
 		}
 	}

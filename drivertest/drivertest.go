@@ -103,11 +103,12 @@ type Harness struct {
 	Open func(t *testing.T) helm3.Store
 
 	// LargeReleaseBytes is the JSON size of the large-release test
-	// (default 32 MiB).
+	// (default 32 MiB, at most 4 MiB under go test -short).
 	LargeReleaseBytes int
 
 	// Ops is the number of operations of the differential test (default
-	// 3000; HELMSTORE_DIFF_OPS overrides).
+	// 3000, at most 300 under go test -short; HELMSTORE_DIFF_OPS
+	// overrides).
 	Ops int
 
 	// Seed seeds the differential test (default 1; HELMSTORE_DIFF_SEED
@@ -222,11 +223,18 @@ func (h Harness) ops() int {
 	if v, err := strconv.Atoi(os.Getenv("HELMSTORE_DIFF_OPS")); err == nil && v > 0 {
 		return v
 	}
+	n := 3000
 	if h.Ops > 0 {
-		return h.Ops
+		n = h.Ops
 	}
-	return 3000
+	if testing.Short() {
+		n = min(n, shortOps) // make check's inner loop
+	}
+	return n
 }
+
+// shortOps bounds the differential test's operations under go test -short.
+const shortOps = 300
 
 func (h Harness) seed() uint64 {
 	if v, err := strconv.ParseUint(os.Getenv("HELMSTORE_DIFF_SEED"), 10, 64); err == nil {
@@ -239,10 +247,14 @@ func (h Harness) seed() uint64 {
 }
 
 func (h Harness) largeBytes() int {
+	n := 32 << 20
 	if h.LargeReleaseBytes > 0 {
-		return h.LargeReleaseBytes
+		n = h.LargeReleaseBytes
 	}
-	return 32 << 20
+	if testing.Short() {
+		n = min(n, 4<<20) // make check's inner loop
+	}
+	return n
 }
 
 func isSystemLabel(k string) bool {

@@ -36,3 +36,14 @@ const (
 	LatestMarked  = "true"
 	LatestRetired = "false"
 )
+
+// ProtocolLabel reports whether k is one of the protocol's own labels
+// above, which a head read back does not carry (the engine's labels under
+// the same prefix, driver.ReservedLabelPrefix, are the head's own).
+func ProtocolLabel(k string) bool {
+	switch k {
+	case LabelPending, LabelWriter, LabelPendingUntil, LabelLatest:
+		return true
+	}
+	return false
+}
