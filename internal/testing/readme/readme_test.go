@@ -149,7 +149,7 @@ func TestREADMESnippets(t *testing.T) {
 		t.Fatal("README.md has no ```go blocks: is this the right README?")
 	}
 
-	programs, err := filepath.Glob(filepath.Join(root, "internal", "readme", "*", "main.go"))
+	programs, err := filepath.Glob(filepath.Join(root, "internal", "testing", "readme", "*", "main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
