@@ -56,7 +56,10 @@ func TestRoundTrips(t *testing.T) {
 		return steps
 	}
 	t.Logf("| operation | requests | sequential steps | background commit | RU (test server) |")
-	measure("install (Create v1)", 9, 0, func() error { return ns.Create(key(1), rel(1)) })
+	// Every write of a store without encryption keys also reads the
+	// namespace's keyring record, while it encodes the release
+	// (internal/engine/plaintext.go): the +1s below.
+	measure("install (Create v1)", 9+1, 0, func() error { return ns.Create(key(1), rel(1)) })
 	createSteps := 99
 	for v := 2; v <= 4; v++ {
 		r := rel(v)
@@ -67,13 +70,13 @@ func TestRoundTrips(t *testing.T) {
 		// are checked on the fewest of three upgrades: a request sent
 		// late by a busy machine, after another of its step was
 		// answered, counts one step deeper.
-		createSteps = min(createSteps, measure("upgrade: Create", 1+3, 0, func() error { return ns.Create(key(v), r) }))
+		createSteps = min(createSteps, measure("upgrade: Create", 1+3+1, 0, func() error { return ns.Create(key(v), r) }))
 		prev := rel(v - 1)
 		prev.Info.Status = release.StatusSuperseded
-		measure("upgrade: Update previous", 1, 1, func() error { return ns.Update(key(v-1), prev) })
+		measure("upgrade: Update previous", 1+1, 2, func() error { return ns.Update(key(v-1), prev) })
 	}
-	if createSteps > 2 {
-		t.Errorf("a values-only upgrade's Create took %d sequential steps at best, want 2", createSteps)
+	if createSteps > 3 {
+		t.Errorf("a values-only upgrade's Create took %d sequential steps at best, want 3 (the keyring record's read, then 2)", createSteps)
 	}
 	measure("Get (cold: parts not cached)", 6, 0, func() error { _, err := ns.Get(key(4)); return err })
 	measure("Get", 1, 1, func() error { _, err := ns.Get(key(4)); return err })
@@ -181,8 +184,8 @@ func TestCreateBound(t *testing.T) {
 		}
 		n, steps := c.RoundTrips(), c.Steps()
 		t.Logf("values-only Create of v%d: %d requests in %d steps", r.Version, n, steps)
-		if n > 3 || steps > 2 {
-			t.Errorf("values-only Create of v%d: %d requests in %d steps, want at most 1 + 2 new parts = 3, in 2", r.Version, n, steps)
+		if n > 4 || steps > 3 {
+			t.Errorf("values-only Create of v%d: %d requests in %d steps, want at most 1 + 2 new parts + the keyring record's read = 4, in 3", r.Version, n, steps)
 		}
 		got, err := ns.Get(driver.MakeKey("app", r.Version))
 		if err != nil || got.Config["prometheus"] == nil || len(got.Chart.Templates) != len(r.Chart.Templates) {

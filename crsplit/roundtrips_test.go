@@ -119,7 +119,10 @@ func TestRoundTrips(t *testing.T) {
 	})
 	// The requests each operation made before the protocol moved to
 	// package cas (measured then with this test): none may be added,
-	// but for the background upkeep of the index of latest revisions.
+	// but for the background upkeep of the index of latest revisions and
+	// the read of the namespace's keyring record with which a store
+	// without encryption keys starts every write (+1 below:
+	// internal/engine/plaintext.go).
 	// (How many ran one after the other is logged, not checked: on a
 	// loaded machine requests sent together may not overlap.)
 	for _, c := range []struct {
@@ -129,13 +132,13 @@ func TestRoundTrips(t *testing.T) {
 	}{
 		// After it returns: the list of the revisions below (the index
 		// of latest revisions, package cas's "Latest"), the commit.
-		{"Create (new chart)", create1, 9, 2},
+		{"Create (new chart)", create1, 9 + 1, 2},
 		// The Release, embedding the values and the manifest delta,
 		// then the ownerReferences on the chart and the manifest
 		// keyframe; after it returns, the list, the commit and the
 		// retirement of revision 1 from the index.
-		{"Create (values only)", create2, 3, 3},
-		{"Update", update, 1, 0},
+		{"Create (values only)", create2, 3 + 1, 3},
+		{"Update", update, 1 + 1, 0},
 		// The Release, then the chart and the manifest keyframe (the
 		// deltas are embedded) and their chunks.
 		{"Get", get, 5, 0},

@@ -27,6 +27,9 @@ type Engine[R any] struct {
 	// a store that does not writes nothing into an encrypted namespace
 	// (plaintext.go).
 	encrypts bool
+	// sealedNS holds the namespaces checkPlaintext found encrypted, with
+	// the error a write there returns.
+	sealedNS sync.Map
 
 	closeOnce sync.Once
 	closeErr  error

@@ -13,13 +13,15 @@ import (
 // without encryption keys (a forgotten HELM_DRIVER_ENCRYPTION_KEYS, an old
 // tool's configuration) must not write a release there in plaintext, which
 // a reader of the raw store could read and the keyed stores would refuse.
-// Such a store asks before every Create and Update whether the namespace
-// has a record (one indexed read of one key) and writes nothing if it has.
-// A store with keys never asks: it seals what it writes.
+// Such a store reads the namespace's record (one read of one key) on every
+// Create and Update, at the same time as it encodes the release's parts,
+// and writes nothing if there is one; a namespace found encrypted is
+// remembered for good. A store with keys never asks: it seals what it
+// writes.
 //
 // The check and the write are two steps: a keyless write that races the
-// very first encrypted write of a namespace can still land in plaintext;
-// the keyed stores then refuse it (encryption.ErrNotSealed) until a seal
+// very first encrypted write of a namespace can still land in plaintext.
+// The keyed stores then refuse it (encryption.ErrNotSealed) until a seal
 // pass (encryption.Seal, helmstore seal) seals it.
 
 // encrypts reports whether b encrypts at rest, or can do nothing at all
@@ -32,12 +34,24 @@ func encrypts(b driver.Backend) bool {
 	return false
 }
 
-// checkPlaintext returns driver.ErrKeyUnavailable, naming the namespace's
-// key, if this store writes plaintext and ns is encrypted.
-func (e *Engine[R]) checkPlaintext(ctx context.Context, ns string) error {
+// checkPlaintext starts the check that this store, if it writes
+// plaintext, may write into ns, and returns a function that waits for it:
+// nil, or driver.ErrKeyUnavailable naming the namespace's key.
+func (e *Engine[R]) checkPlaintext(ctx context.Context, ns string) func() error {
 	if e.encrypts {
-		return nil
+		return func() error { return nil }
 	}
+	if why, ok := e.sealedNS.Load(ns); ok {
+		return func() error { return why.(error) }
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.readKeyring(ctx, ns) }()
+	return func() error { return <-done }
+}
+
+// readKeyring reads ns's keyring record: driver.ErrKeyUnavailable naming
+// its key if there is one (remembered), nil if there is none.
+func (e *Engine[R]) readKeyring(ctx context.Context, ns string) error {
 	hs, err := e.backend.Heads(ctx, driver.Query{Namespace: ns, Key: codec.KeyringKey})
 	if err != nil || len(hs) == 0 {
 		return err
@@ -48,7 +62,9 @@ func (e *Engine[R]) checkPlaintext(ctx context.Context, ns string) error {
 			kek = id
 		}
 	}
-	return fmt.Errorf("%w: namespace %q is encrypted at rest under %s, and this store was opened without encryption keys: it stores nothing there in plaintext (give it the key: HELM_DRIVER_ENCRYPTION_KEYS)", driver.ErrKeyUnavailable, ns, kek)
+	why := fmt.Errorf("%w: namespace %q is encrypted at rest under %s, and this store was opened without encryption keys: it stores nothing there in plaintext (give it the key: HELM_DRIVER_ENCRYPTION_KEYS)", driver.ErrKeyUnavailable, ns, kek)
+	e.sealedNS.Store(ns, why)
+	return why
 }
 
 // heads returns the heads q selects without the keyring records of

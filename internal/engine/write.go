@@ -40,11 +40,12 @@ func (v *View[R]) store(ctx context.Context, op, key string, rls *R, at int64) e
 	if err != nil {
 		return v.fail(op, ns, key, err)
 	}
-	if err := v.e.checkPlaintext(ctx, h.Namespace); err != nil {
-		return v.fail(op, ns, key, err)
-	}
+	mayWrite := v.e.checkPlaintext(ctx, h.Namespace) // while the parts are encoded
 	parts := v.e.encodeParts(h, split)
 	h.Seal(split.Body)
+	if err := mayWrite(); err != nil {
+		return v.fail(op, ns, key, err)
+	}
 	stored := make([]*driver.Part, len(parts))
 	for i, p := range parts {
 		stored[i] = p.Part

@@ -156,7 +156,14 @@ func (s *sealing) seal(ctx context.Context, h *driver.Head, parts []*driver.Part
 		s.mu.Unlock()
 	}
 	sh := *h
-	sh.Description = sealDescription(dk, h.Namespace, h.Key, h.Description)
+	if len(h.Description) > maxSealedDescription {
+		// Sealed and base64'd, a failure's whole output would grow the
+		// head past what some stores hold (a Cosmos DB item): the
+		// listing reads such a release whole instead.
+		sh.Description, sh.HasSummary = "", false
+	} else {
+		sh.Description = sealDescription(dk, h.Namespace, h.Key, h.Description)
+	}
 	plain := make([]byte, 0, 5*len(driver.Digest{})+len(h.Body))
 	for _, d := range digestFields(&sh) {
 		plain = append(plain, d[:]...)

@@ -17,6 +17,12 @@ import (
 // descriptionPrefix and the frame in base64url. A listing with the key
 // shows it opened; a store without the key shows it as stored.
 
+// maxSealedDescription bounds the description a head's summary holds
+// sealed; a longer one is left out, and the summary marked as not
+// recorded (driver.SummaryFields.HasSummary), so that a listing reads that
+// release whole (its body holds the description, sealed as the body is).
+const maxSealedDescription = 8 << 10
+
 // descriptionPrefix begins a sealed description.
 const descriptionPrefix = "helmstore-sealed:"
 

@@ -69,7 +69,7 @@ func cosmosSourceDir() (string, error) {
 	if !ok {
 		return "", errors.New("cannot locate the source tree")
 	}
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "tools", "cosmos-server")
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "tools", "cosmos-server")
 	if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err != nil {
 		return "", fmt.Errorf("the pinned test server's lockfile: %w", err)
 	}

@@ -83,7 +83,7 @@ func toolsDir(major int) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("no source path")
 	}
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "tools", fmt.Sprintf("helm%d", major))
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "tools", fmt.Sprintf("helm%d", major))
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
 		return "", err
 	}
