@@ -275,12 +275,39 @@ func adoSpans(conn string) (out []span, ok bool) {
 		return nil, false
 	}
 	for _, s := range segs {
+		if s.key == "accountendpoint" && s.hasValue {
+			v := s.i + strings.IndexByte(conn[s.i:s.j], '=') + 1
+			out = append(out, endpointSpans(conn, v, s.j)...)
+			continue
+		}
 		if s.hasValue && (adoKeys[s.key] && s.key != "accountkey" || credentialKey(s.key)) {
 			continue // a known key, or a credential whose value pairSpans finds
 		}
 		out = append(out, span{s.i, s.j})
 	}
 	return out, true
+}
+
+// endpointSpans returns the parts of the endpoint URL conn[i:j] (a Cosmos DB
+// AccountEndpoint) that can carry a credential: its user information, and
+// its query and fragment whole (an endpoint needs neither; a SAS token or
+// a key put there is a secret whatever its parameter's name).
+func endpointSpans(conn string, i, j int) []span {
+	var out []span
+	u := conn[i:j]
+	if at := strings.LastIndexByte(u, '@'); at >= 0 {
+		start := 0
+		if p := strings.Index(u, "://"); p >= 0 && p < at {
+			start = p + 3
+		}
+		if at > start {
+			out = append(out, span{i + start, i + at})
+		}
+	}
+	if q := strings.IndexAny(u, "?#"); q >= 0 && q+1 < len(u) {
+		out = append(out, span{i + q + 1, j})
+	}
+	return out
 }
 
 // looksLikeKey reports whether s, a whole connection string, is rather a
@@ -323,6 +350,10 @@ func secretSpans(conn string) []span {
 		// or '#'.
 		if q := strings.IndexByte(conn, '?'); q >= 0 {
 			out = append(out, pairSpans(conn, q+1, "&#", true)...)
+		}
+		// No store's URL takes a fragment: one is a secret pasted there.
+		if f := strings.IndexByte(conn, '#'); f >= 0 && f+1 < len(conn) {
+			out = append(out, span{f + 1, len(conn)})
 		}
 	default:
 		if ado, ok := adoSpans(conn); ok {

@@ -12,6 +12,16 @@ func TestRedactForms(t *testing.T) {
 	t.Parallel()
 	const key = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 	for _, c := range []struct{ conn, want string }{
+		// A Cosmos DB endpoint's query, fragment and user information,
+		// whatever the parameters are called (a SAS token, a key).
+		{"AccountEndpoint=https://acct.documents.azure.com:443/?x=Zq7pw9W9x;AccountKey=" + key + ";",
+			"AccountEndpoint=https://acct.documents.azure.com:443/?xxxxx;AccountKey=xxxxx;"},
+		{"AccountEndpoint=https://u:Zq7pw9W9x@acct.documents.azure.com:443/#Zq7pw9W9x;AccountKey=k;",
+			"AccountEndpoint=https://xxxxx@acct.documents.azure.com:443/#xxxxx;AccountKey=xxxxx;"},
+		{"AccountEndpoint=https://acct.documents.azure.com:443/?sv=2022&sig=Zq7pw9W9x;Database=helm;",
+			"AccountEndpoint=https://acct.documents.azure.com:443/?xxxxx;Database=helm;"},
+		// A URL's fragment, which no store takes.
+		{"postgres://u@h/db?sslmode=disable#Zq7pw9W9x", "postgres://u@h/db?sslmode=disable#xxxxx"},
 		// A password alone in a redis URL's user slot.
 		{"redis://Zq7pw9W9x@127.0.0.1:1/0", "redis://xxxxx@127.0.0.1:1/0"},
 		{"rediss://Zq7p%40w9W9x@127.0.0.1:1/0", "rediss://xxxxx@127.0.0.1:1/0"},
