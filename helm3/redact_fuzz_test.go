@@ -240,7 +240,7 @@ var redactForms = []redactForm{
 	{"cosmos", "AccountEndpoint=https://{H}/;{V};Database=helm{J}", encADO}, // a bare key as a segment
 	{"cosmos", "AccountEndpoint=https://{H}/;AccountKy={V};Database=helm{J};", encADO},
 	{"cosmos", "AccountEndpoint=https://{H}/;AccountKey {V};Database=helm{J};", encADO},
-	{"cosmos", "AccountEndpoint=ftp://{H}/{J};{K:AccountKey}{V};", encADO}, // bad endpoint
+	{"cosmos", "AccountEndpoint=ftp://{H}/{J};{K:AccountKey}{V};", encADO},     // bad endpoint
 	{"cosmos", "AccountEndpoint=https://{H}/?x={V};Database=helm{J};", encADO}, // the endpoint's query (a SAS token)
 	{"cosmos", "AccountEndpoint=https://{H}/#{V};Database=helm{J};", encADO},   // its fragment
 	{"cosmos", "{V}", encBare}, // a bare key as the whole string
