@@ -50,7 +50,7 @@ func wipeAtEnd(t *testing.T) {
 // opened with base.
 func harness(t *testing.T, base ...helm3.Option) drivertest.Harness {
 	k := cluster(t)
-	for _, ns := range []string{"team-a", "team-b"} {
+	for _, ns := range drivertest.Namespaces {
 		ensureNamespace(t, k, ns)
 	}
 	with := func(more []helm3.Option) []helm3.Option { return append(slices.Clone(base), more...) }

@@ -15,7 +15,7 @@ import (
 func TestEncryptedAtRest(t *testing.T) {
 	wipeAtEnd(t)
 	k := cluster(t)
-	for _, ns := range []string{"team-a", "team-b"} {
+	for _, ns := range drivertest.Namespaces {
 		ensureNamespace(t, k, ns)
 	}
 	drivertest.RunAtRest(t, drivertest.AtRest{

@@ -94,6 +94,11 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 )
 
+// Namespaces are the namespaces the suite (Run) and RunAtRest write to: a
+// harness whose store needs a namespace to exist before anything is written
+// there (crsplit's: a Kubernetes namespace) makes them first.
+var Namespaces = []string{helm3.DefaultNamespace, "team-a", "team-b", storageNamespace, "legacy", "plain", "sec-c", "sec-d"}
+
 // Harness tells the suite how to get stores.
 type Harness struct {
 	// Open returns a new, empty store. The suite closes it when the test

@@ -14,6 +14,9 @@ import (
 	"github.com/helmstore/helmstore/helm3"
 )
 
+// storageNamespace is where StorageNamespace's driver stores releases.
+const storageNamespace = "flux-system"
+
 // testStorageNamespace runs Helm's actions as Flux's helm-controller does:
 // a configuration whose driver is scoped to one namespace (the storage
 // namespace, flux-system) installing, upgrading, rolling back and
@@ -24,7 +27,7 @@ import (
 // the store keeps the releases in the storage namespace alone, and its
 // summary listing shows each release's own namespace, as helm list does.
 func testStorageNamespace(t *testing.T, h Harness) {
-	const storage = "flux-system"
+	const storage = storageNamespace
 	s := h.open(t)
 	f := h.face()
 	sides := []struct {
