@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,10 @@ type env struct {
 	// driver and conn name the store, as HELM_DRIVER and its connection
 	// string variable do.
 	driver, conn string
-	out, errOut  io.Writer
+	// helm is the Helm whose lifecycle and output the lifecycle commands
+	// have: 3 or 4 (--helm, $HELMSTORE_HELM; 4 by default).
+	helm        int
+	out, errOut io.Writer
 }
 
 // Main runs the command with the process's arguments and returns its exit
@@ -47,7 +51,7 @@ type env struct {
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := NewRootCmd(os.Stdout, os.Stderr)
+	root := NewRootCmd(os.Stdout, os.Stderr, os.Args[1:])
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", driver.Redact(err.Error()))
 		var ee exitError
@@ -68,10 +72,21 @@ type exitError struct {
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
 
+// DriverEnv names the store for helmstore alone, before HELM_DRIVER: the
+// helm binary reads HELM_DRIVER itself and stops on a name it does not know
+// (postgres, ...) before it runs a plugin, so `helm store` needs its own.
+const DriverEnv = "HELMSTORE_DRIVER"
+
+// HelmEnv names the Helm (3 or 4) whose lifecycle and output the lifecycle
+// commands have; the plugin sets it for the helm that runs it.
+const HelmEnv = "HELMSTORE_HELM"
+
 // NewRootCmd returns the helmstore command with every subcommand, writing
-// to out and errOut.
-func NewRootCmd(out, errOut io.Writer) *cobra.Command {
-	e := &env{settings: cli.New(), out: out, errOut: errOut}
+// to out and errOut. args are the command line's arguments, from which
+// --helm is read first: the lifecycle commands' flags are those of the
+// Helm it names.
+func NewRootCmd(out, errOut io.Writer, args []string) *cobra.Command {
+	e := &env{settings: cli.New(), out: out, errOut: errOut, helm: helmMajor(args)}
 	root := &cobra.Command{
 		Use:   "helmstore",
 		Short: "Move, inspect and check Helm releases in any store",
@@ -81,7 +96,12 @@ drivers and every helmstore backend), checks them, and shows them as helm does.
 A store is named as HELM_DRIVER names it: secret, configmap, sql, postgres, mysql, sqlite,
 redis, cosmos, crsplit. Its connection string comes from --connection or from the environment
 (HELM_DRIVER_SQL_CONNECTION_STRING for sql, HELM_DRIVER_<NAME>_CONNECTION_STRING otherwise).
-As a Helm plugin it runs as "helm store ...", with helm's flags and environment.`,
+As a Helm plugin it runs as "helm store ...", with helm's flags and environment.
+
+install, upgrade, rollback, uninstall and test run the release lifecycle on any store as
+helm does, with the flags and output of Helm 4 (--helm 4, the default) or Helm 3 (--helm 3),
+through that Helm's own action package. $HELMSTORE_DRIVER names the store before
+$HELM_DRIVER (which the helm binary itself reads, and refuses for names it does not know).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -89,11 +109,54 @@ As a Helm plugin it runs as "helm store ...", with helm's flags and environment.
 	root.SetErr(errOut)
 	f := root.PersistentFlags()
 	e.settings.AddFlags(f)
-	f.StringVar(&e.driver, "driver", os.Getenv("HELM_DRIVER"), "the store, as HELM_DRIVER names it (default: $HELM_DRIVER, else Helm's secret)")
+	f.StringVar(&e.driver, "driver", driverFromEnv(), "the store, as HELM_DRIVER names it (default: $HELMSTORE_DRIVER, else $HELM_DRIVER, else Helm's secret)")
+	f.IntVar(&e.helm, "helm", e.helm, "the Helm whose lifecycle, flags and output install, upgrade, rollback, uninstall and test have: 3 or 4 (default: $HELMSTORE_HELM, else 4)")
 	f.StringVar(&e.conn, "connection", "", "the store's connection string (default: from the environment, as HELM_DRIVER's store reads it)")
 	root.AddCommand(newMigrateCmd(e), newVerifyCmd(e), newStatsCmd(e), newGCCmd(e),
-		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e), newRewrapCmd(e), newSealCmd(e))
+		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e), newRewrapCmd(e), newSealCmd(e),
+		newInstallCmd(e), newUpgradeCmd(e), newRollbackCmd(e), newUninstallCmd(e), newReleaseTestCmd(e))
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if e.helm != 3 && e.helm != 4 {
+			return fmt.Errorf("--helm %d: 3 or 4", e.helm)
+		}
+		configureColor(e.settings.ColorMode)
+		return nil
+	}
 	return root
+}
+
+// driverFromEnv is the store the environment names: $HELMSTORE_DRIVER,
+// else $HELM_DRIVER.
+func driverFromEnv() string {
+	if d := os.Getenv(DriverEnv); d != "" {
+		return d
+	}
+	return os.Getenv("HELM_DRIVER")
+}
+
+// helmMajor is the Helm that --helm in args names, else $HELMSTORE_HELM,
+// else 4; a value other than 3 is 4 (--helm itself refuses it later).
+func helmMajor(args []string) int {
+	v := os.Getenv(HelmEnv)
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if after, ok := strings.CutPrefix(a, "--helm="); ok {
+			v = after
+		} else if a == "--helm" && i+1 < len(args) {
+			v = args[i+1]
+		}
+	}
+	if v == "3" {
+		return 3
+	}
+	return 4
+}
+
+// warn writes a warning to standard error.
+func (e *env) warn(format string, args ...any) {
+	fmt.Fprintf(e.errOut, "WARNING: "+format+"\n", args...)
 }
 
 // open opens the store named name with connection string conn ("": the

@@ -35,7 +35,7 @@ func (f *face3) install(ctx context.Context, o InstallOptions) (*Release, error)
 	in.SetRegistryClient(rc)
 
 	args := []string{d.Chart.Ref}
-	if !o.GenerateName {
+	if o.Name != "" {
 		args = []string{o.Name, d.Chart.Ref}
 	}
 	name, ref, err := in.NameAndChart(args)

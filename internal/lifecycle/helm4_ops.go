@@ -54,7 +54,7 @@ func (f *face4) install(ctx context.Context, o InstallOptions) (*Release, error)
 	in.SetRegistryClient(rc)
 
 	args := []string{d.Chart.Ref}
-	if !o.GenerateName {
+	if o.Name != "" {
 		args = []string{o.Name, d.Chart.Ref}
 	}
 	name, ref, err := in.NameAndChart(args)

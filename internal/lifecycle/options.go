@@ -105,8 +105,8 @@ type Deploy struct {
 // InstallOptions is an install's: helm install's flags.
 type InstallOptions struct {
 	Deploy
-	// Name is the release's name; with GenerateName it is generated
-	// (NameTemplate, if set, is the template).
+	// Name is the release's name; "" with GenerateName or NameTemplate,
+	// which make one.
 	Name            string
 	GenerateName    bool
 	NameTemplate    string
@@ -125,7 +125,7 @@ type UpgradeOptions struct {
 	CreateNamespace bool
 	// Installing is called, if set, when Install decides to install,
 	// before anything else is done.
-	Installing                                   func()
+	Installing                                     func()
 	ResetValues, ReuseValues, ResetThenReuseValues bool
 	// MaxHistory bounds the revisions kept (0: no limit).
 	MaxHistory    int
