@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -154,8 +155,18 @@ func helmMajor(args []string) int {
 	return 4
 }
 
-// warn writes a warning to standard error.
+// warn writes a warning to standard error as the Helm of --helm does:
+// Helm 4 through its logger (level=WARN msg=...), Helm 3 as WARNING: ...
 func (e *env) warn(format string, args ...any) {
+	if e.helm == 4 {
+		slog.New(slog.NewTextHandler(e.errOut, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}})).Warn(fmt.Sprintf(format, args...))
+		return
+	}
 	fmt.Fprintf(e.errOut, "WARNING: "+format+"\n", args...)
 }
 
