@@ -412,7 +412,7 @@ func TestPlugin(t *testing.T) {
 			}
 			// HELM_DRIVER cannot name the store: helm reads it first.
 			out, err := run(major, []string{"HELM_DRIVER=postgres"}, "store", "list", "-n", ns)
-			if err == nil || !strings.Contains(out, `unknown driver "postgres"`) {
+			if err == nil || !strings.Contains(strings.ReplaceAll(out, `\"`, `"`), `unknown driver "postgres"`) {
 				t.Errorf("helm %d with HELM_DRIVER=postgres: %v, want helm's unknown driver:\n%s", major, err, out)
 			}
 			store := []string{"HELMSTORE_DRIVER=postgres", "HELM_DRIVER_POSTGRES_CONNECTION_STRING=" + pg}

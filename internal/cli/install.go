@@ -92,8 +92,9 @@ func newInstallCmd(e *env) *cobra.Command {
 	o := &lifecycle.InstallOptions{}
 	f := &deployFlags{}
 	cmd := &cobra.Command{
-		Use:   "install [NAME] [CHART]",
-		Short: "install a chart into the store, as helm install does",
+		Use:         "install [NAME] [CHART]",
+		Annotations: map[string]string{lifecycleCommand: "true"},
+		Short:       "install a chart into the store, as helm install does",
 		Long: `install installs a chart as a new release and records it in the store --driver names, as
 helm install does, with helm's flags and output. The chart is a chart reference (repo/name), a
 packaged chart, a chart directory, a URL, an oci:// reference, or a name with --repo.`,

@@ -145,8 +145,8 @@ func (o *opFlags) resolve(cmd *cobra.Command, e *env) error {
 		e.warn("%s", o.waitWarning)
 	}
 	f := cmd.Flags().Lookup("dry-run")
-	if f == nil {
-		return nil
+	if f == nil || f.Value.Type() != "string" {
+		return nil // uninstall's is a boolean
 	}
 	switch v := o.dryRun; v {
 	case f.NoOptDefVal:

@@ -16,8 +16,9 @@ func newReleaseTestCmd(e *env) *cobra.Command {
 		output          = outputTable
 	)
 	cmd := &cobra.Command{
-		Use:   "test [RELEASE]",
-		Short: "run a release's tests, as helm test does",
+		Use:         "test [RELEASE]",
+		Annotations: map[string]string{lifecycleCommand: "true"},
+		Short:       "run a release's tests, as helm test does",
 		Long: `test runs the tests of a release in the store --driver names, records their runs there and
 prints the release's status (and with --logs the test Pods' logs), as helm test does.`,
 		Args: exactArgs(1),

@@ -13,8 +13,9 @@ func newRollbackCmd(e *env) *cobra.Command {
 	o := &lifecycle.RollbackOptions{}
 	f := &opFlags{helm: e.helm}
 	cmd := &cobra.Command{
-		Use:   "rollback <RELEASE> [REVISION]",
-		Short: "roll a release in the store back to a revision, as helm rollback does",
+		Use:         "rollback <RELEASE> [REVISION]",
+		Annotations: map[string]string{lifecycleCommand: "true"},
+		Short:       "roll a release in the store back to a revision, as helm rollback does",
 		Long: `rollback rolls a release back to a revision (by default the previous one) in the store
 --driver names, as helm rollback does, with helm's flags and output.`,
 		Args: minimumArgs(1),

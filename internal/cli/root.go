@@ -53,8 +53,8 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := NewRootCmd(os.Stdout, os.Stderr, os.Args[1:])
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "Error:", driver.Redact(err.Error()))
+	if cmd, err := root.ExecuteContextC(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", errorText(cmd, err))
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -62,6 +62,38 @@ func Main() int {
 		return 1
 	}
 	return 0
+}
+
+// lifecycleCommand marks (as a cobra annotation) the commands whose errors
+// are Helm's, printed as helm prints them.
+const lifecycleCommand = "helmstore/lifecycle"
+
+// errorText is err's text without a password of a connection string the
+// command was given (by flag or environment). The lifecycle commands print
+// Helm's errors as they are otherwise; the others also redact whatever in
+// the text has the form of a connection string (driver.Redact).
+func errorText(cmd *cobra.Command, err error) string {
+	msg := err.Error()
+	var conns []string
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HELM_DRIVER_") && strings.HasSuffix(k, "_CONNECTION_STRING") {
+			conns = append(conns, v)
+		}
+	}
+	if cmd != nil {
+		for _, name := range []string{"connection", "from-connection", "to-connection"} {
+			if f := cmd.Flags().Lookup(name); f != nil {
+				conns = append(conns, f.Value.String())
+			}
+		}
+	}
+	for _, c := range conns {
+		msg = driver.ScrubText(msg, c)
+	}
+	if cmd != nil && cmd.Annotations[lifecycleCommand] != "" {
+		return msg
+	}
+	return driver.Redact(msg)
 }
 
 // exitError is an error with an exit status other than 1.

@@ -12,10 +12,11 @@ func newUninstallCmd(e *env) *cobra.Command {
 	o := &lifecycle.UninstallOptions{}
 	f := &opFlags{helm: e.helm}
 	cmd := &cobra.Command{
-		Use:        "uninstall RELEASE_NAME [...]",
-		Aliases:    []string{"del", "delete", "un"},
-		SuggestFor: []string{"remove", "rm"},
-		Short:      "uninstall a release from the store, as helm uninstall does",
+		Use:         "uninstall RELEASE_NAME [...]",
+		Aliases:     []string{"del", "delete", "un"},
+		SuggestFor:  []string{"remove", "rm"},
+		Annotations: map[string]string{lifecycleCommand: "true"},
+		Short:       "uninstall a release from the store, as helm uninstall does",
 		Long: `uninstall removes the resources of a release's last revision and its history from the store
 --driver names (with --keep-history, marks it uninstalled and keeps its history), as helm
 uninstall does, with helm's flags and output.`,

@@ -13,8 +13,9 @@ func newUpgradeCmd(e *env) *cobra.Command {
 	o := &lifecycle.UpgradeOptions{}
 	f := &deployFlags{}
 	cmd := &cobra.Command{
-		Use:   "upgrade [RELEASE] [CHART]",
-		Short: "upgrade a release in the store, as helm upgrade does",
+		Use:         "upgrade [RELEASE] [CHART]",
+		Annotations: map[string]string{lifecycleCommand: "true"},
+		Short:       "upgrade a release in the store, as helm upgrade does",
 		Long: `upgrade upgrades a release to a chart (with --install, installs it if it has no revision or
 its last is uninstalled) and records it in the store --driver names, as helm upgrade does, with
 helm's flags and output. --reuse-values, --reset-values and --reset-then-reuse-values choose the
