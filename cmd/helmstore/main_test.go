@@ -352,9 +352,10 @@ func TestVerifyStatsGC(t *testing.T) {
 // status block: Helm 4's records server-side apply, Helm 3's no apply
 // method.
 func TestPlugin(t *testing.T) {
-	const ns = "cli-plugin"
+	const ns, lcns = "cli-plugin", "cli-plugin-lifecycle"
 	k := kubeenv.Kube(t)
 	seed(t, k, ns, 2, 2)
+	namespace(t, k, lcns)
 	pg := sqlenv.Postgres(t)
 	if out, err := command(k, "migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns).CombinedOutput(); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, out)
@@ -417,7 +418,7 @@ func TestPlugin(t *testing.T) {
 			}
 			store := []string{"HELMSTORE_DRIVER=postgres", "HELM_DRIVER_POSTGRES_CONNECTION_STRING=" + pg}
 			name := fmt.Sprintf("plug%d", major)
-			out = must(major, store, "store", "upgrade", "--install", name, chartDir, "-n", ns)
+			out = must(major, store, "store", "upgrade", "--install", name, chartDir, "-n", lcns)
 			want := fmt.Sprintf("Release %q does not exist. Installing it now.\nNAME: %s\n", name, name)
 			if !strings.HasPrefix(out, want) || strings.Contains(out, "DESCRIPTION: Install complete") != (major == 4) {
 				t.Errorf("helm %d store upgrade --install printed:\n%s\nwant it to start %q, with a DESCRIPTION line only for Helm 4", major, out, want)
@@ -427,7 +428,7 @@ func TestPlugin(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			rel, err := s.Get(ctx(t), migrate.Revision{Namespace: ns, Name: name, Version: 1})
+			rel, err := s.Get(ctx(t), migrate.Revision{Namespace: lcns, Name: name, Version: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
