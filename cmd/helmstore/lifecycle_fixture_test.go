@@ -1,13 +1,17 @@
 package main_test
 
 import (
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/registry"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/repo/v1"
@@ -21,6 +25,24 @@ type lifecycleFixture struct {
 	repoURL  string // {repo}: the chart repository
 	home     string // HELM_*_HOME's parent
 	chartDir string // {chart}: version 0.2.0, unpacked
+	oci      string // {oci}: the chart in an OCI registry, after pushOCI
+}
+
+// pushOCI starts an OCI registry (go-containerregistry's, in memory) for
+// the rest of t and pushes both versions of the chart to it with helm.
+func (f *lifecycleFixture) pushOCI(t *testing.T, helm, kubeconfig string) {
+	t.Helper()
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, v := range []string{"0.1.0", "0.2.0"} {
+		cmd := exec.Command(helm, "push", filepath.Join(f.dir, "repo", "demo-"+v+".tgz"), "oci://"+host+"/charts", "--plain-http")
+		cmd.Env = f.helmEnv(4, kubeconfig)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("helm push: %v\n%s", err, out)
+		}
+	}
+	f.oci = "oci://" + host + "/charts/demo"
 }
 
 // demoChart writes the demo chart at version into dir/demo-<version>: a
@@ -152,10 +174,10 @@ func newLifecycleFixture(t *testing.T) *lifecycleFixture {
 	return f
 }
 
-// expand replaces {dir}, {repo} and {chart} in args.
+// expand replaces {dir}, {repo}, {chart} and {oci} in args.
 func (f *lifecycleFixture) expand(args []string) []string {
 	out := make([]string, len(args))
-	r := strings.NewReplacer("{dir}", f.dir, "{repo}", f.repoURL, "{chart}", f.chartDir)
+	r := strings.NewReplacer("{dir}", f.dir, "{repo}", f.repoURL, "{chart}", f.chartDir, "{oci}", f.oci)
 	for i, a := range args {
 		out[i] = r.Replace(a)
 	}

@@ -9,6 +9,7 @@ import (
 	action3 "helm.sh/helm/v3/pkg/action"
 	loader3 "helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/kube"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	helmdriver "helm.sh/helm/v4/pkg/storage/driver"
@@ -78,7 +79,7 @@ func TestLifecycleInterleaving(t *testing.T) {
 		t.Fatal(err)
 	}
 	rb := action.NewRollback(cfg4)
-	rb.Version = 1
+	rb.Version, rb.WaitStrategy = 1, kube.HookOnlyStrategy
 	if err := rb.Run("il"); err != nil {
 		t.Fatalf("Helm 4 program's rollback: %v", err)
 	}

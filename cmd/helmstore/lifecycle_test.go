@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -12,12 +13,15 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/helmstore/helmstore/crsplit"
 	"github.com/helmstore/helmstore/internal/testenv/helmbin"
 	"github.com/helmstore/helmstore/internal/testenv/kubeenv"
+	"github.com/helmstore/helmstore/internal/testenv/redisenv"
 	"github.com/helmstore/helmstore/internal/testenv/sqlenv"
 	"github.com/helmstore/helmstore/migrate"
 )
@@ -73,6 +77,12 @@ var lifecycleScenarios = []struct {
 		{"rollback", "dr", "1", "--dry-run"},
 		{"uninstall", "dr", "--dry-run"},
 	}},
+	{"oci", [][]string{
+		{"install", "o1", "{oci}", "--version", "0.1.0", "--plain-http"},
+		{"upgrade", "o1", "{oci}", "--plain-http", "--reuse-values"},
+		{"upgrade", "--install", "o2", "{oci}", "--version", "0.2.0", "--plain-http", "-o", "json"},
+		{"install", "o3", "{oci}-nothing", "--plain-http"},
+	}},
 	{"errors", [][]string{
 		{"install", "bad", "{dir}/nothing-here"},
 		{"install", "bad", "demo", "--repo", "http://127.0.0.1:1/charts"},
@@ -125,8 +135,8 @@ func normalize(s, ns string) string {
 }
 
 // TestLifecycleGolden runs each scenario with the real helm (3.22 and 4.3)
-// on its Secrets and with helmstore (--helm 3 and 4) on sqlite and
-// postgres, on the test API server, each in its own namespace, and checks
+// on its Secrets and with helmstore (--helm 3 and 4) on sqlite, postgres,
+// redis and crsplit, on the test API server, each in its own namespace, and checks
 // step by step that helmstore prints what helm prints (times and the
 // namespace aside) and ends with the same exit status, and, after each
 // scenario, that the Kubernetes objects made are the same (managers and
@@ -135,11 +145,16 @@ func TestLifecycleGolden(t *testing.T) {
 	k := kubeenv.Kube(t)
 	pg := sqlenv.Postgres(t)
 	fx := newLifecycleFixture(t)
+	fx.pushOCI(t, helmbin.Helm(t, 4), k.Kubeconfig)
 	cs, err := kubernetes.NewForConfig(k.Config(kubeenv.Admin))
 	if err != nil {
 		t.Fatal(err)
 	}
-	stores := []struct{ name, conn string }{{"sqlite", filepath.Join(t.TempDir(), "helm.db")}, {"postgres", pg}}
+	if err := crsplit.InstallCRDs(ctx(t), k.Config(kubeenv.Admin)); err != nil {
+		t.Fatal(err)
+	}
+	stores := []struct{ name, conn string }{{"sqlite", filepath.Join(t.TempDir(), "helm.db")}, {"postgres", pg},
+		{"redis", redisPrefix(t)}, {"crsplit", ""}}
 	for _, major := range []int{3, 4} {
 		helm := helmbin.Helm(t, major)
 		env := fx.helmEnv(major, k.Kubeconfig)
@@ -201,7 +216,7 @@ func TestLifecycleGolden(t *testing.T) {
 						t.Logf("$ helm %s (exit %d)\n%s%s", strings.Join(s, " "), want[i].code, want[i].stdout, want[i].errLine)
 					}
 				}
-				t.Logf("%s on helm %d, sqlite and postgres: %s", sc.name, major, time.Since(start).Round(time.Second))
+				t.Logf("%s on helm %d and 4 stores: %s", sc.name, major, time.Since(start).Round(time.Second))
 			})
 		}
 	}
@@ -289,7 +304,7 @@ func compareReleases(t *testing.T, k *kubeenv.Server, hns, ns, name, conn string
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dst, err := migrate.Open(ctx(t), name, conn, nil)
+	dst, err := migrate.Open(ctx(t), name, conn, k.Getter(kubeenv.Admin, ns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,4 +360,25 @@ func releaseJSON(t *testing.T, rel *rspb.Release) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// redisPrefix is a connection string to the test Redis with a key prefix
+// of its own, whose keys are deleted when t ends.
+func redisPrefix(t *testing.T) string {
+	t.Helper()
+	prefix := fmt.Sprintf("golden-%d", time.Now().UnixNano())
+	u := redisenv.URL(t)
+	t.Cleanup(func() {
+		o, err := goredis.ParseURL(u)
+		if err != nil {
+			return
+		}
+		c := goredis.NewClient(o)
+		defer c.Close()
+		iter := c.Scan(context.Background(), 0, prefix+":*", 1000).Iterator()
+		for iter.Next(context.Background()) {
+			c.Del(context.Background(), iter.Val())
+		}
+	})
+	return u + "?key_prefix=" + prefix
 }
