@@ -30,6 +30,7 @@ import (
 	_ "gocloud.dev/secrets/localsecrets"
 
 	"github.com/helmstore/helmstore/driver"
+	"github.com/helmstore/helmstore/internal/lifecycle"
 	"github.com/helmstore/helmstore/migrate"
 )
 
@@ -191,12 +192,7 @@ func helmMajor(args []string) int {
 // Helm 4 through its logger (level=WARN msg=...), Helm 3 as WARNING: ...
 func (e *env) warn(format string, args ...any) {
 	if e.helm == 4 {
-		slog.New(slog.NewTextHandler(e.errOut, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey {
-				return slog.Attr{}
-			}
-			return a
-		}})).Warn(fmt.Sprintf(format, args...))
+		slog.New(lifecycle.LogHandler(e.errOut, false)).Warn(fmt.Sprintf(format, args...))
 		return
 	}
 	fmt.Fprintf(e.errOut, "WARNING: "+format+"\n", args...)

@@ -39,16 +39,7 @@ func newFace4(ctx context.Context, cfg Config) (*face4, error) {
 	// Objects are managed by "helm", as by the helm binary, so that helm
 	// and helmstore can take turns on a release (server-side apply).
 	kube.ManagedFieldsManager = "helm"
-	level := slog.LevelInfo
-	if cfg.Settings.Debug {
-		level = slog.LevelDebug
-	}
-	h := slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey {
-			return slog.Attr{}
-		}
-		return a
-	}})
+	h := LogHandler(cfg.Log, cfg.Settings.Debug)
 	f := &face4{cfg: cfg, log: h}
 	if driver.IsHelmDriver(cfg.Driver) {
 		setHelmSQLConnection(cfg)
@@ -84,6 +75,22 @@ func (f *face4) configuration(ns string) (*action.Configuration, error) {
 	}
 	ac.SetHookOutputFunc(func(_, _, _ string) io.Writer { return f.cfg.Log })
 	return ac, nil
+}
+
+// LogHandler is a handler for Helm 4's logger as the helm 4 command has
+// it: text lines without a time (level=WARN msg=...), debug ones only with
+// debug.
+func LogHandler(w io.Writer, debug bool) slog.Handler {
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	return slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}})
 }
 
 // waitOptions are the wait options of the helm 4 command.
