@@ -47,8 +47,10 @@ func (f *lifecycleFixture) pushOCI(t *testing.T, helm, kubeconfig string) {
 
 // demoChart writes the demo chart at version into dir/demo-<version>: a
 // ConfigMap of the values, a pre-install/pre-upgrade hook, a test hook
-// (ConfigMaps, which need no kubelet), a CRD under crds/, notes, and an
-// object the API server refuses when .Values.fail is set.
+// (ConfigMaps, which need no kubelet), a CRD under crds/, notes, an object
+// the API server refuses when .Values.fail is set, and with .Values.deploy
+// a Deployment, which never becomes ready on an API server without
+// controllers (for the wait paths).
 func demoChart(t *testing.T, dir, version string) string {
 	t.Helper()
 	c := filepath.Join(dir, "demo-"+version)
@@ -99,6 +101,24 @@ apiVersion: v1
 kind: ConfigMap
 metadata:
   name: Not_A_Valid_Name
+{{- end }}
+`,
+		"templates/deploy.yaml": `{{- if .Values.deploy }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-web
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: {{ .Release.Name }}}
+  template:
+    metadata:
+      labels: {app: {{ .Release.Name }}}
+    spec:
+      containers:
+      - name: web
+        image: registry.example/web:1
 {{- end }}
 `,
 		"templates/NOTES.txt": "Greeting: {{ .Values.greeting }} (revision {{ .Release.Revision }})\n",

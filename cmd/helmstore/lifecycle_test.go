@@ -67,6 +67,8 @@ var lifecycleScenarios = []struct {
 		{"rollback", "fl"},
 		{"install", "fl2", "{chart}", "--set", "fail=true", "{atomic}"},
 		{"install", "fl3", "{chart}", "--set", "fail=true"},
+		{"install", "wt", "{chart}", "--set", "deploy=true", "--wait", "--timeout", "4s"},
+		{"upgrade", "fl", "{chart}", "--set", "deploy=true", "--wait", "--timeout", "4s", "{atomic}"},
 	}},
 	{"dryrun", [][]string{
 		{"install", "dr", "{chart}", "--dry-run"},
