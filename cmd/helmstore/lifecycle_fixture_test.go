@@ -191,7 +191,40 @@ func newLifecycleFixture(t *testing.T) *lifecycleFixture {
 	write("override.yaml", "replicas: 3\n")
 	write("bad.yaml", "greeting: [unclosed\n")
 	write("motd.txt", "a file's\ncontent\n")
+	// A post-renderer: an executable for Helm 3, a postrenderer plugin
+	// (installed by installPostRenderer) for Helm 4.
+	write("pr.sh", "#!/bin/sh\nexec sed 's/chart: demo-/chart: postrendered-demo-/'\n")
+	plugin := filepath.Join(dir, "golden-pr")
+	if err := os.MkdirAll(plugin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"plugin.yaml": "apiVersion: v1\ntype: postrenderer/v1\nname: golden-pr\nversion: 0.1.0\nruntime: subprocess\nruntimeConfig:\n  platformCommand:\n  - command: ${HELM_PLUGIN_DIR}/pr.sh\n",
+		"pr.sh":       "#!/bin/sh\nexec sed 's/chart: demo-/chart: postrendered-demo-/'\n",
+	} {
+		if err := os.WriteFile(filepath.Join(plugin, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(dir, "pr.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return f
+}
+
+// postRenderer installs the post-renderer plugin into Helm 4's plugins
+// and returns the --post-renderer flag of Helm major.
+func (f *lifecycleFixture) postRenderer(t *testing.T, major int, helm, kubeconfig string) string {
+	t.Helper()
+	if major == 3 {
+		return "--post-renderer=" + filepath.Join(f.dir, "pr.sh")
+	}
+	cmd := exec.Command(helm, "plugin", "install", filepath.Join(f.dir, "golden-pr"))
+	cmd.Env = f.helmEnv(major, kubeconfig)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("helm plugin install golden-pr: %v\n%s", err, out)
+	}
+	return "--post-renderer=golden-pr"
 }
 
 // expand replaces {dir}, {repo}, {chart} and {oci} in args.

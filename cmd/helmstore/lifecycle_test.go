@@ -28,7 +28,8 @@ import (
 
 // lifecycleScenarios are run step by step by helm on its Secrets and by
 // helmstore on each store, each in a namespace of its own; {atomic} is
-// Helm 3's --atomic or Helm 4's --rollback-on-failure.
+// Helm 3's --atomic or Helm 4's --rollback-on-failure, {postrender} Helm
+// 3's --post-renderer executable or Helm 4's postrenderer plugin.
 var lifecycleScenarios = []struct {
 	name  string
 	steps [][]string
@@ -42,6 +43,7 @@ var lifecycleScenarios = []struct {
 		{"upgrade", "web", "{chart}", "--reset-values", "--history-max", "3", "--description", "reset"},
 		{"rollback", "web", "3"},
 		{"upgrade", "web", "{chart}", "--set", "greeting=bye", "--history-max", "2"},
+		{"upgrade", "web", "{chart}", "--reuse-values", "{postrender}"},
 	}},
 	{"sources", [][]string{
 		{"install", "arch", "{dir}/repo/demo-0.1.0.tgz"},
@@ -171,6 +173,7 @@ func TestLifecycleGolden(t *testing.T) {
 			t.Fatalf("helm repo add: %v\n%s", err, out)
 		}
 		atomic := map[int]string{3: "--atomic", 4: "--rollback-on-failure"}[major]
+		postRender := fx.postRenderer(t, major, helm, k.Kubeconfig)
 		for _, sc := range lifecycleScenarios {
 			t.Run(fmt.Sprintf("helm%d/%s", major, sc.name), func(t *testing.T) {
 				t.Parallel()
@@ -181,8 +184,11 @@ func TestLifecycleGolden(t *testing.T) {
 					for _, s := range sc.steps {
 						a := fx.expand(s)
 						for i := range a {
-							if a[i] == "{atomic}" {
+							switch a[i] {
+							case "{atomic}":
 								a[i] = atomic
+							case "{postrender}":
+								a[i] = postRender
 							}
 						}
 						res = append(res, runStep(tool(append(a, "-n", ns, "--kube-context", kubeenv.Admin))))
@@ -219,6 +225,9 @@ func TestLifecycleGolden(t *testing.T) {
 						}
 					}
 					compareObjects(t, cs, hns, ns)
+					if sc.name == "values" {
+						wantPostRendered(t, cs, ns)
+					}
 					compareReleases(t, k, hns, ns, st.name, st.conn)
 				}
 				if testing.Verbose() {
@@ -391,4 +400,17 @@ func redisPrefix(t *testing.T) string {
 		}
 	})
 	return u + "?key_prefix=" + prefix
+}
+
+// wantPostRendered fails t unless the values scenario's last upgrade went
+// through the post-renderer, which renames the chart label.
+func wantPostRendered(t *testing.T, cs *kubernetes.Clientset, ns string) {
+	t.Helper()
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx(t), "web-values", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.Labels["chart"]; got != "postrendered-demo-0.2.0" {
+		t.Errorf("web-values in %s has label chart=%q, want the post-renderer's postrendered-demo-0.2.0", ns, got)
+	}
 }

@@ -177,6 +177,8 @@ func dryRun3(d string) string {
 }
 
 // errDryRun3 is Helm 3's error for a --dry-run value it does not know.
+//
+//lint:ignore ST1005 Helm 3's own message, printed as helm prints it
 var errDryRun3 = errors.New("Invalid dry-run flag. Flag must one of the following: false, true, none, client, server")
 
 // checkDryRun3 refuses a dry-run option Helm 3 does not know.

@@ -197,6 +197,7 @@ func notInstallable(typ string) error {
 // errDependencies wraps a chart's missing dependencies as helm does.
 func errDependencies(helm int, err error) error {
 	if helm == 3 {
+		//lint:ignore ST1005 Helm 3's own message, printed as helm prints it
 		return fmt.Errorf("An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: %w", err)
 	}
 	return fmt.Errorf("an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: %w", err)
