@@ -58,6 +58,8 @@ var lifecycleScenarios = []struct {
 		{"install", "hk", "{chart}"},
 		{"test", "hk"},
 		{"test", "hk", "--logs"},
+		{"test", "hk", "--filter", "name=hk-test"},
+		{"test", "hk", "--filter", "!name=hk-test", "--timeout", "30s"},
 		{"upgrade", "hk", "{chart}", "--no-hooks", "--skip-crds"},
 		{"uninstall", "hk", "--no-hooks", "--keep-history", "--description", "gone"},
 		{"install", "hk", "{chart}", "--replace", "--take-ownership"},
