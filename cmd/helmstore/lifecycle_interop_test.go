@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	action3 "helm.sh/helm/v3/pkg/action"
 	loader3 "helm.sh/helm/v3/pkg/chart/loader"
@@ -223,5 +225,51 @@ func TestLifecycleBadInput(t *testing.T) {
 				t.Errorf("%s: want a single Error: line:\n%s", line, out)
 			}
 		}
+	}
+}
+
+// TestLifecycleCancel sends SIGTERM to an install waiting for a Deployment
+// that never becomes ready, with helm 4 and with helmstore on postgres:
+// both print helm's notice that the release is cancelled and fail (exit
+// status 1), and both leave the release failed.
+func TestLifecycleCancel(t *testing.T) {
+	k := kubeenv.Kube(t)
+	pg := sqlenv.Postgres(t)
+	fx := newLifecycleFixture(t)
+	env := fx.helmEnv(4, k.Kubeconfig)
+	helm := helmbin.Helm(t, 4)
+	var outs []string
+	for _, tl := range []struct {
+		ns  string
+		cmd func(args ...string) *exec.Cmd
+	}{
+		{"cancel-helm", func(args ...string) *exec.Cmd {
+			c := exec.Command(helm, args...)
+			c.Env = append(env, "HELM_DRIVER=secret")
+			return c
+		}},
+		{"cancel-helmstore", func(args ...string) *exec.Cmd {
+			c := exec.Command(bin, append(args, "--driver", "postgres", "--connection", pg)...)
+			c.Env = env
+			return c
+		}},
+	} {
+		namespace(t, k, tl.ns)
+		c := tl.cmd("install", "sig", fx.chartDir, "--set", "deploy=true", "--wait", "--timeout", "120s", "-n", tl.ns, "--kube-context", kubeenv.Admin)
+		var out strings.Builder
+		c.Stdout = &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(8 * time.Second)
+		c.Process.Signal(syscall.SIGTERM)
+		c.Wait()
+		if c.ProcessState.ExitCode() != 1 {
+			t.Errorf("%s: exit status %d after SIGTERM, want 1", tl.ns, c.ProcessState.ExitCode())
+		}
+		outs = append(outs, out.String())
+	}
+	if outs[0] != outs[1] || !strings.Contains(outs[1], "Release sig has been cancelled.") {
+		t.Errorf("after SIGTERM helmstore printed %q, helm 4 %q; want helm's cancel notice from both", outs[1], outs[0])
 	}
 }

@@ -82,6 +82,21 @@ func (f *deployFlags) printRelease(e *env, r *lifecycle.Release) error {
 		debug: e.settings.Debug, hideNotes: f.hideNotes})
 }
 
+// cancelNotice prints helm's notice that the release's operation is
+// cancelled when ctx ends (SIGINT, SIGTERM: Main's context) before the
+// returned stop is called; Helm's action then stops and fails.
+func (e *env) cancelNotice(ctx context.Context, name string) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(e.out, "Release %s has been cancelled.\n", name)
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
+
 // lifecycle opens the store --driver names for the lifecycle of the Helm
 // --helm names.
 func (e *env) lifecycle(ctx context.Context) (*lifecycle.Client, error) {
@@ -116,7 +131,9 @@ packaged chart, a chart directory, a URL, an oci:// reference, or a name with --
 				return err
 			}
 			defer c.Close()
+			stop := e.cancelNotice(cmd.Context(), args[0])
 			r, err := c.Install(cmd.Context(), *o)
+			stop()
 			if err != nil {
 				return fmt.Errorf("INSTALLATION FAILED: %w", err)
 			}

@@ -38,7 +38,9 @@ values as in helm.`,
 				return err
 			}
 			defer c.Close()
+			stop := e.cancelNotice(cmd.Context(), o.Name)
 			r, err := c.Upgrade(cmd.Context(), *o)
+			stop()
 			var ae *lifecycle.ActionError
 			if errors.As(err, &ae) && ae.Op == lifecycle.OpUpgrade {
 				return fmt.Errorf("UPGRADE FAILED: %w", err)
