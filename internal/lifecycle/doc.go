@@ -11,5 +11,7 @@
 // (directory, archive, repo/name, --repo URL, oci://) with Helm's own
 // ChartPathOptions.LocateChart, getters, downloader and registry client,
 // and merges values with Helm's values.Options; it never copies Helm's
-// command code. Printing is the caller's.
+// command code. Printing is the caller's, and so is registering backends:
+// import the packages of the stores Config.Driver may name (as for
+// helm3.Init); the helmstore command imports them all.
 package lifecycle
