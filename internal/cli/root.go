@@ -1,6 +1,8 @@
 // Package cli is the helmstore command (cmd/helmstore) and the `helm store`
 // plugin, which runs the same binary: the global flags and environment of
-// Helm's own command line, and one file per subcommand.
+// Helm's own command line, and one file per subcommand. The lifecycle
+// commands (install, upgrade, rollback, uninstall, test) are a thin layer
+// over package lifecycle.
 package cli
 
 import (
@@ -123,7 +125,7 @@ func NewRootCmd(out, errOut io.Writer, args []string) *cobra.Command {
 	e := &env{settings: cli.New(), out: out, errOut: errOut, helm: helmMajor(args)}
 	root := &cobra.Command{
 		Use:   "helmstore",
-		Short: "Move, inspect and check Helm releases in any store",
+		Short: "Install, upgrade, move, inspect and check Helm releases in any store",
 		Long: `helmstore moves Helm releases between any two stores (Helm's Secrets, ConfigMaps and SQL
 drivers and every helmstore backend), checks them, and shows them as helm does.
 
