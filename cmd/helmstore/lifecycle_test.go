@@ -44,6 +44,9 @@ var lifecycleScenarios = []struct {
 		{"rollback", "web", "3"},
 		{"upgrade", "web", "{chart}", "--set", "greeting=bye", "--history-max", "2"},
 		{"upgrade", "web", "{chart}", "--reuse-values", "{postrender}"},
+		{"history", "web"},
+		{"get", "values", "web", "-o", "json"},
+		{"get", "all", "web"},
 	}},
 	{"sources", [][]string{
 		{"install", "arch", "{dir}/repo/demo-0.1.0.tgz"},

@@ -28,7 +28,8 @@ func newStatusCmd(e *env) *cobra.Command {
 		Long: `status prints the status of a release (its latest revision, or --revision) as helm status
 prints it without --show-resources: when it was last deployed, its namespace, status and
 revision, its test suite and the chart's notes. -o json and -o yaml print the release without
-its chart, in the form Helm 3 prints it.`,
+its chart, in the form the Helm of --helm prints it (Helm 4's status always shows the
+description).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runStatus(cmd.Context(), e, f, args[0])
@@ -51,7 +52,14 @@ func runStatus(ctx context.Context, e *env, f *statusFlags, name string) error {
 	if err != nil {
 		return err
 	}
-	return f.output.write(e.out, &releasePrinter{rel: rel, showDesc: f.showDesc})
+	p := &releasePrinter{rel: rel, helm: e.helm, showDesc: f.showDesc}
+	if e.helm == 4 {
+		// Helm 4's JSON form, without the chart.
+		r := *rel
+		r.Chart = nil
+		p.native = &r
+	}
+	return f.output.write(e.out, p)
 }
 
 // releasePrinter prints a release as helm status does (Helm 3's, unless
