@@ -84,17 +84,23 @@ func (f *deployFlags) printRelease(e *env, r *lifecycle.Release) error {
 
 // cancelNotice prints helm's notice that the release's operation is
 // cancelled when ctx ends (SIGINT, SIGTERM: Main's context) before the
-// returned stop is called; Helm's action then stops and fails.
+// returned stop is called; Helm's action then stops and fails. stop waits
+// for the watcher, so that nothing is printed after it (Main cancels ctx
+// on its way out).
 func (e *env) cancelNotice(ctx context.Context, name string) (stop func()) {
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		select {
+		case <-done:
 		case <-ctx.Done():
 			fmt.Fprintf(e.out, "Release %s has been cancelled.\n", name)
-		case <-done:
 		}
 	}()
-	return func() { close(done) }
+	return func() {
+		close(done)
+		<-exited
+	}
 }
 
 // lifecycle opens the store --driver names for the lifecycle of the Helm
