@@ -136,7 +136,7 @@ func TestInspect(t *testing.T) {
 		if err != nil {
 			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr(err))
 		}
-		got, err := command(k, append(args, "--driver", "postgres", "--connection", pg)...).Output()
+		got, err := command(k, append(args, "--driver", "postgres", "--connection", pg, "--helm", "3")...).Output()
 		if err != nil {
 			t.Errorf("helmstore %s: %v\n%s", strings.Join(args, " "), err, stderr(err))
 			continue
@@ -148,7 +148,7 @@ func TestInspect(t *testing.T) {
 		}
 	}
 	// The golden comparisons above would pass on empty output: check some.
-	out, _ := command(k, "list", "-a", "-n", nsA, "--driver", "postgres", "--connection", pg).Output()
+	out, _ := command(k, "list", "-a", "-n", nsA, "--driver", "postgres", "--connection", pg, "--helm", "3").Output()
 	for _, want := range []string{"insp-web", "2026-11-03 09:54:00.123456789 +0000 UTC", "2026-07-14 22:05:09.000007 +0200 +0200", "web-1.2.0",
 		"postgresql-long-chart-name-16.4.1", "pending-upgrade", "uninstalled", "failed"} {
 		if !strings.Contains(string(out), want) {

@@ -344,13 +344,18 @@ func TestVerifyStatsGC(t *testing.T) {
 	}
 }
 
-// TestPlugin installs the plugin (plugin/helm3, plugin/helm4) into the real
-// Helm 3 and Helm 4 command lines and runs `helm store stats` and `helm
-// store list` through each on releases moved into postgres.
+// TestPlugin installs the plugin (plugin/store) once, with the real Helm 3,
+// into a data directory Helm 4 shares, and checks that both helms list it
+// without complaint and run it: stats and list on releases moved into
+// postgres, and upgrade --install with the store named by HELMSTORE_DRIVER
+// (HELM_DRIVER=postgres stops helm itself), each helm's lifecycle and
+// status block: Helm 4's records server-side apply, Helm 3's no apply
+// method.
 func TestPlugin(t *testing.T) {
-	const ns = "cli-plugin"
+	const ns, lcns = "cli-plugin", "cli-plugin-lifecycle"
 	k := kubeenv.Kube(t)
 	seed(t, k, ns, 2, 2)
+	namespace(t, k, lcns)
 	pg := sqlenv.Postgres(t)
 	if out, err := command(k, "migrate", "--from", "secret", "--to", "postgres", "--to-connection", pg, "-n", ns).CombinedOutput(); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, out)
@@ -359,40 +364,76 @@ func TestPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	chartDir := demoChart(t, t.TempDir(), "0.1.0")
+	home := t.TempDir()
+	// HELM_PLUGINS is where Helm puts it by default: Helm 4.3.2's plugin
+	// install links a local directory into $HELM_DATA_HOME/plugins
+	// whatever HELM_PLUGINS says, and plugin list then reads HELM_PLUGINS.
+	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "HELM_DRIVER=", "HELMSTORE_HELM=", "KUBECONFIG="+k.Kubeconfig,
+		"HELM_PLUGINS="+filepath.Join(home, "data", "plugins"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+		"HELM_DATA_HOME="+filepath.Join(home, "data"), "HELM_CACHE_HOME="+filepath.Join(home, "cache"))
+	run := func(major int, extra []string, args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command(helmbin.Helm(t, major), args...)
+		cmd.Env = append(env, extra...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	must := func(major int, extra []string, args ...string) string {
+		t.Helper()
+		out, err := run(major, extra, args...)
+		if err != nil {
+			t.Fatalf("helm %d %s: %v\n%s", major, strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	t.Logf("helm 3 plugin install:\n%s", must(3, nil, "plugin", "install", filepath.Join(repo, "plugin", "store")))
+	for _, major := range []int{3, 4} {
+		out := must(major, nil, "plugin", "list")
+		if !strings.Contains(out, "store") {
+			t.Fatalf("helm %d plugin list does not show store:\n%s", major, out)
+		}
+		for _, bad := range []string{"claim", "unknown field", "failed to load", "WARNING"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("helm %d plugin list says %q:\n%s", major, bad, out)
+			}
+		}
+	}
 	for _, major := range []int{3, 4} {
 		t.Run(fmt.Sprintf("helm%d", major), func(t *testing.T) {
-			helm := helmbin.Helm(t, major)
-			home := t.TempDir()
-			// HELM_PLUGINS is where Helm puts it by default: Helm 4.3.2's
-			// plugin install links a local directory into
-			// $HELM_DATA_HOME/plugins whatever HELM_PLUGINS says, and
-			// plugin list then reads HELM_PLUGINS.
-			env := append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "HELM_DRIVER=",
-				"HELM_PLUGINS="+filepath.Join(home, "data", "plugins"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
-				"HELM_DATA_HOME="+filepath.Join(home, "data"), "HELM_CACHE_HOME="+filepath.Join(home, "cache"))
-			run := func(args ...string) string {
-				t.Helper()
-				cmd := exec.Command(helm, args...)
-				cmd.Env = env
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
-				}
-				return string(out)
-			}
-			t.Logf("helm plugin install:\n%s", run("plugin", "install", filepath.Join(repo, "plugin", fmt.Sprintf("helm%d", major))))
-			if out := run("plugin", "list"); !strings.Contains(out, "store") {
-				t.Fatalf("helm plugin list does not show store:\n%s", out)
-			}
-			out := run("store", "stats", "--driver", "postgres", "--connection", pg, "-n", ns)
+			out := must(major, nil, "store", "stats", "--driver", "postgres", "--connection", pg, "-n", ns)
 			if !strings.Contains(out, ns+"  2         4 ") {
 				t.Errorf("helm store stats:\n%s", out)
 			}
-			out = run("store", "list", "--driver", "postgres", "--connection", pg, "-n", ns)
+			out = must(major, nil, "store", "list", "--driver", "postgres", "--connection", pg, "-n", ns)
 			for _, want := range []string{"NAME", "rel-00", "rel-01", "deployed", "demo-1.0.0"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("helm store list does not show %q:\n%s", want, out)
 				}
+			}
+			// HELM_DRIVER cannot name the store: helm reads it first.
+			out, err := run(major, []string{"HELM_DRIVER=postgres"}, "store", "list", "-n", ns)
+			if err == nil || !strings.Contains(strings.ReplaceAll(out, `\"`, `"`), `unknown driver "postgres"`) {
+				t.Errorf("helm %d with HELM_DRIVER=postgres: %v, want helm's unknown driver:\n%s", major, err, out)
+			}
+			store := []string{"HELMSTORE_DRIVER=postgres", "HELM_DRIVER_POSTGRES_CONNECTION_STRING=" + pg}
+			name := fmt.Sprintf("plug%d", major)
+			out = must(major, store, "store", "upgrade", "--install", name, chartDir, "-n", lcns)
+			want := fmt.Sprintf("Release %q does not exist. Installing it now.\nNAME: %s\n", name, name)
+			if !strings.HasPrefix(out, want) || strings.Contains(out, "DESCRIPTION: Install complete") != (major == 4) {
+				t.Errorf("helm %d store upgrade --install printed:\n%s\nwant it to start %q, with a DESCRIPTION line only for Helm 4", major, out, want)
+			}
+			s, err := migrate.Open(ctx(t), "postgres", pg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			rel, err := s.Get(ctx(t), migrate.Revision{Namespace: lcns, Name: name, Version: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if method := map[int]string{3: "", 4: "ssa"}[major]; rel.ApplyMethod != method {
+				t.Errorf("helm %d store install recorded apply method %q, want %q", major, rel.ApplyMethod, method)
 			}
 		})
 	}

@@ -36,7 +36,7 @@ func newGetCmd(e *env) *cobra.Command {
 			return nil
 		}),
 		newGetPartCmd(e, "all", "download all information for a named release", func(w io.Writer, r *rspb.Release) error {
-			return (&releasePrinter{rel: r, all: true}).table(w)
+			return (&releasePrinter{rel: r, helm: e.helm, showMetadata: true, debug: true}).table(w)
 		}),
 	)
 	return cmd

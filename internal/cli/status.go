@@ -28,7 +28,8 @@ func newStatusCmd(e *env) *cobra.Command {
 		Long: `status prints the status of a release (its latest revision, or --revision) as helm status
 prints it without --show-resources: when it was last deployed, its namespace, status and
 revision, its test suite and the chart's notes. -o json and -o yaml print the release without
-its chart, in the form Helm 3 prints it.`,
+its chart, in the form the Helm of --helm prints it (Helm 4's status always shows the
+description).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runStatus(cmd.Context(), e, f, args[0])
@@ -51,35 +52,62 @@ func runStatus(ctx context.Context, e *env, f *statusFlags, name string) error {
 	if err != nil {
 		return err
 	}
-	return f.output.write(e.out, &releasePrinter{rel: rel, showDesc: f.showDesc})
+	p := &releasePrinter{rel: rel, helm: e.helm, showDesc: f.showDesc}
+	if e.helm == 4 {
+		// Helm 4's JSON form, without the chart.
+		r := *rel
+		r.Chart = nil
+		p.native = &r
+	}
+	return f.output.write(e.out, p)
 }
 
-// releasePrinter prints a release as helm status does, and with all (get
-// all) as helm get all does: with its chart, values, hooks and manifest.
+// releasePrinter prints a release as helm status does (Helm 3's, unless
+// helm is 4), and with debug and showMetadata (get all) as helm get all
+// does: with its chart, values, hooks and manifest.
 type releasePrinter struct {
-	rel           *rspb.Release
-	showDesc, all bool
+	rel *rspb.Release
+	// native is what -o json and yaml print, when set: the release as the
+	// Helm that made it returned it (install, upgrade); else the release
+	// without its chart in Helm 3's form (status).
+	native any
+	// helm is 4 for Helm 4's status block: DESCRIPTION always, colours on
+	// a terminal.
+	helm                                     int
+	showDesc, showMetadata, debug, hideNotes bool
 }
 
-func (p *releasePrinter) value() any { return helm3Release(p.rel) }
+func (p *releasePrinter) value() any {
+	if p.native != nil {
+		return p.native
+	}
+	return helm3Release(p.rel)
+}
 
 func (p *releasePrinter) table(w io.Writer) error {
 	r := p.rel
+	if r == nil {
+		return nil
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "NAME: %s\n", r.Name)
 	if !r.Info.LastDeployed.IsZero() {
 		fmt.Fprintf(&b, "LAST DEPLOYED: %s\n", r.Info.LastDeployed.Format(time.ANSIC))
 	}
-	fmt.Fprintf(&b, "NAMESPACE: %s\nSTATUS: %s\nREVISION: %d\n", r.Namespace, r.Info.Status, r.Version)
-	if p.all && r.Chart != nil && r.Chart.Metadata != nil {
+	if p.helm == 4 {
+		fmt.Fprintf(&b, "NAMESPACE: %s\nSTATUS: %s\nREVISION: %d\n", colorNamespace(r.Namespace), colorStatus(r.Info.Status), r.Version)
+	} else {
+		fmt.Fprintf(&b, "NAMESPACE: %s\nSTATUS: %s\nREVISION: %d\n", r.Namespace, r.Info.Status, r.Version)
+	}
+	if p.showMetadata && r.Chart != nil && r.Chart.Metadata != nil {
 		m := r.Chart.Metadata
 		fmt.Fprintf(&b, "CHART: %s\nVERSION: %s\nAPP_VERSION: %s\n", m.Name, m.Version, m.AppVersion)
 	}
-	if p.showDesc {
+	if p.showDesc || p.helm == 4 {
 		fmt.Fprintf(&b, "DESCRIPTION: %s\n", r.Info.Description)
 	}
 	writeTests(&b, r)
-	if p.all {
+	if p.debug {
 		b.WriteString("USER-SUPPLIED VALUES:\n")
 		if err := writeYAML(&b, r.Config); err != nil {
 			return err
@@ -94,12 +122,12 @@ func (p *releasePrinter) table(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	if p.all || strings.EqualFold(r.Info.Description, "Dry run complete") {
+	if p.debug || strings.EqualFold(r.Info.Description, "Dry run complete") {
 		b.WriteString("HOOKS:\n")
 		writeHooks(&b, r.Hooks)
 		fmt.Fprintf(&b, "MANIFEST:\n%s\n", r.Manifest)
 	}
-	if r.Info.Notes != "" {
+	if !p.hideNotes && r.Info.Notes != "" {
 		fmt.Fprintf(&b, "NOTES:\n%s\n", strings.TrimSpace(r.Info.Notes))
 	}
 	_, err := io.WriteString(w, b.String())

@@ -450,6 +450,19 @@ func scrub(err error, conn string) error {
 		return nil
 	}
 	msg := err.Error()
+	clean := ScrubText(msg, conn)
+	if clean == msg {
+		return err
+	}
+	return errors.New(clean)
+}
+
+// ScrubText returns text with the passwords of connection string conn
+// replaced by "xxxxx" (as written, percent-decoded, and as %q quotes them),
+// and nothing else changed: for a message that may quote a secret a
+// caller knows, where Redact, which finds the secrets of a connection
+// string by its form, would take words of plain prose for them.
+func ScrubText(text, conn string) string {
 	var secrets []string
 	for _, p := range passwords(conn) {
 		for _, f := range fragments(p) {
@@ -462,14 +475,10 @@ func scrub(err error, conn string) error {
 		}
 	}
 	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	clean := msg
 	for _, p := range secrets {
-		clean = replaceSecret(clean, p)
+		text = replaceSecret(text, p)
 	}
-	if clean == msg {
-		return err
-	}
-	return errors.New(clean)
+	return text
 }
 
 // replaceSecret returns msg with p replaced by "xxxxx". A secret of fewer
