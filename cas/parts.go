@@ -201,26 +201,33 @@ func (b *Backend) deleteChunks(ctx context.Context, ns string, names []string) e
 
 // ensurePart makes p stored in ns, complete, and referred to by owner
 // (among its other referrers). It never rewrites the bytes of a part that
-// is stored: an existing part only gains the referrer, added atomically to
-// whatever version is current, so it cannot be lost to a concurrent
-// change. A concurrent cleanupPart that read the part before then fails its
-// version precondition and looks again; one that deleted it first makes
-// the addition fail with ErrNotFound, and the part is created anew.
+// is stored whole: an existing part only gains the referrer, added
+// atomically to whatever version is current, so it cannot be lost to a
+// concurrent change. A concurrent cleanupPart that read the part before
+// then fails its version precondition and looks again; one that deleted
+// it first makes the addition fail with ErrNotFound, and the part is
+// created anew. A part marked Rewrite (a read found its copy damaged), or
+// whose object is damaged in a way this write sees (damagedPart), is
+// healed instead (healPart).
 //
 // Which request goes first is a guess, only for speed: a part this store
 // has seen stored, or a large one (whose frame is costly to compute), is
 // referred to first; a small one never seen (new values, a new manifest)
 // is created first.
 func (b *Backend) ensurePart(ctx context.Context, ns string, p *driver.Part, owner Referrer) error {
+	if p.Rewrite {
+		return b.healPart(ctx, ns, p, owner)
+	}
 	ref := Ref{Kind: partKind(p.Kind), Namespace: ns, Name: p.Digest.String()}
 	createFirst := !b.knows(ns, p.Digest) && p.Size <= createFirstBytes
 	what := fmt.Sprintf("%s part %s: it kept appearing and disappearing", p.Kind, p.Digest.Short())
-	return b.retry(ctx, what, func(ctx context.Context) (bool, error) {
+	heal := false
+	err := b.retry(ctx, what, func(ctx context.Context) (bool, error) {
 		order := []bool{createFirst, !createFirst}
 		createFirst = true // after a lost race: a cleanup deleted it
 		for _, create := range order {
 			if create {
-				err := b.createPart(ctx, ns, p, owner)
+				err := b.createPart(ctx, ns, p, []Referrer{owner})
 				if err == nil {
 					b.learn(ns, p.Digest)
 				}
@@ -233,12 +240,17 @@ func (b *Backend) ensurePart(ctx context.Context, ns string, p *driver.Part, own
 			if errors.Is(err, ErrNotFound) {
 				continue
 			}
+			if errors.Is(err, driver.ErrCorrupt) {
+				heal = true // an object that does not decode
+				return true, nil
+			}
 			if err != nil {
 				return true, err
 			}
 			b.learn(ns, p.Digest)
-			if obj.Part == nil {
-				return true, fmt.Errorf("%s part object %s: %w: no part record", p.Kind, obj.Name, driver.ErrCorrupt)
+			if damagedPart(obj, p, owner) {
+				heal = true
+				return true, nil
 			}
 			if obj.Part.Complete {
 				return true, nil
@@ -247,11 +259,134 @@ func (b *Backend) ensurePart(ctx context.Context, ns string, p *driver.Part, own
 		}
 		return false, nil
 	})
+	if err == nil && heal {
+		return b.healPart(ctx, ns, p, owner)
+	}
+	return err
 }
 
-// addReferrer adds r to the referrers of the object ref names and returns
-// it as stored after that: in one call if the store can, else by
-// compare-and-swap.
+// damagedPart reports whether obj, the part object of p as stored after
+// owner was added to its referrers, is damaged in a way a write sees
+// without reading its chunks or making p's frame: it does not decode or
+// holds no part record; its record names another digest or size; an
+// inline frame (written complete, at once) is incomplete or not of the
+// size recorded, or sits beside a chunk count; or owner is its only
+// referrer (the references of the heads that use it are lost: a part that
+// exists has a referrer until a cleanup deletes it).
+func damagedPart(obj *Object, p *driver.Part, owner Referrer) bool {
+	if obj.Err != nil || obj.Part == nil {
+		return true
+	}
+	r := obj.Part
+	if r.Digest != p.Digest.String() || r.Size != int64(p.Size) {
+		return true
+	}
+	if r.Chunks == 0 && (!r.Complete || int64(len(r.Data)) != r.StoredSize) || r.Chunks > 0 && len(r.Data) > 0 {
+		return true
+	}
+	return !slices.ContainsFunc(obj.Referrers, func(r Referrer) bool { return r.UID != owner.UID })
+}
+
+// healPart writes p over its part object in ns, which is damaged (or which
+// a read found damaged: p.Rewrite), keeping every reference to it: the
+// object is deleted at the version read and created anew, complete, with a
+// new UID (so with chunks of its own; the old ones lose their owner and
+// go with it, by the cluster's garbage collector or Collect), referred to
+// by owner, by the referrers of the damaged object that decode, and by
+// every head object of ns that references p (listed: the damaged object's
+// own list may be what was lost). A reader meanwhile finds the part
+// missing, as it found it damaged. If another writer creates the part
+// between the delete and the create, that one is kept and gains the
+// referrers.
+func (b *Backend) healPart(ctx context.Context, ns string, p *driver.Part, owner Referrer) error {
+	refs, err := b.referringHeads(ctx, ns, p.Digest)
+	if err != nil {
+		return err
+	}
+	refs = addReferrers(refs, []Referrer{owner})
+	ref := Ref{Kind: partKind(p.Kind), Namespace: ns, Name: p.Digest.String()}
+	deleted := "" // the UID of the damaged object this heal deleted
+	b.log("helmstore: %s part %s in namespace %q is damaged: writing it again", p.Kind, p.Digest.Short(), ns)
+	what := fmt.Sprintf("heal %s part %s: it kept changing", p.Kind, p.Digest.Short())
+	return b.retry(ctx, what, func(ctx context.Context) (bool, error) {
+		obj, err := b.s.Get(ctx, ref, ReadOptions{})
+		switch {
+		case errors.Is(err, ErrNotFound):
+			err := b.createPart(ctx, ns, p, refs)
+			if errors.Is(err, ErrExists) {
+				return false, nil
+			}
+			if err == nil {
+				b.learn(ns, p.Digest)
+			}
+			return true, err
+		case err != nil:
+			return true, err
+		case deleted != "" && obj.UID != deleted:
+			// Created anew by another writer since: it gains the
+			// referrers.
+			for _, r := range refs {
+				if obj.ReferredBy(r.UID) {
+					continue
+				}
+				if _, err := b.addReferrer(ctx, ref, r); err != nil {
+					return true, err
+				}
+			}
+			return true, nil
+		}
+		refs = addReferrers(refs, obj.Referrers)
+		err = b.s.Delete(ctx, ref, obj.Version)
+		if errors.Is(err, ErrVersionMismatch) || errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return true, err
+		}
+		b.forgetPart(ns, p.Digest)
+		deleted = obj.UID
+		return false, nil
+	})
+}
+
+// addReferrers returns refs with those of more it lacks (by UID) added.
+func addReferrers(refs, more []Referrer) []Referrer {
+	for _, r := range more {
+		if r.UID != "" && !slices.ContainsFunc(refs, func(x Referrer) bool { return x.UID == r.UID }) {
+			refs = append(refs, r)
+		}
+	}
+	return refs
+}
+
+// referringHeads returns, as referrers, the head objects of ns whose
+// record references the part d as a part object (not embedded), pending
+// ones included (a superset is safe: a referrer whose head is gone is
+// dropped by the next cleanup).
+func (b *Backend) referringHeads(ctx context.Context, ns string, d driver.Digest) ([]Referrer, error) {
+	objs, err := b.s.List(ctx, Selector{Kind: KindHead, Namespace: ns})
+	if err != nil {
+		return nil, err
+	}
+	text := d.String()
+	var out []Referrer
+	for _, o := range objs {
+		if o.Head == nil || o.UID == "" {
+			continue
+		}
+		ds := o.Head.Parts
+		uses := slices.Contains([]string{ds.Chart, ds.Values, ds.Manifest, ds.ValuesBase, ds.ManifestBase}, text)
+		if _, embedded := o.Head.frame(text); uses && !embedded {
+			out = append(out, Referrer{Kind: KindHead, Name: o.Name, UID: o.UID})
+		}
+	}
+	return out, nil
+}
+
+// addReferrer adds r to the referrers of the part object ref names and
+// returns it as stored after that: in one call if the store can, else by
+// compare-and-swap (refusing, as driver.ErrCorrupt, an object that does
+// not decode or holds no part record, which the store may not take back).
 func (b *Backend) addReferrer(ctx context.Context, ref Ref, r Referrer) (*Object, error) {
 	if b.adder != nil {
 		obj, err := b.adder.AddReferrer(ctx, ref, r)
@@ -267,6 +402,9 @@ func (b *Backend) addReferrer(ctx context.Context, ref Ref, r Referrer) (*Object
 		}
 		if obj.Err != nil {
 			return true, obj.Err
+		}
+		if obj.Part == nil {
+			return true, fmt.Errorf("part object %s: %w: no part record", ref.Name, driver.ErrCorrupt)
 		}
 		if obj.ReferredBy(r.UID) {
 			out = obj
@@ -287,12 +425,12 @@ func (b *Backend) addReferrer(ctx context.Context, ref Ref, r Referrer) (*Object
 	return out, err
 }
 
-// createPart stores a new part referred to by owner: inline when small,
-// else as an incomplete part object, its chunks (referred to by the part
-// object), then the part replaced complete.
-func (b *Backend) createPart(ctx context.Context, ns string, p *driver.Part, owner Referrer) error {
+// createPart stores a new part referred to by referrers: inline when
+// small, else as an incomplete part object, its chunks (referred to by the
+// part object), then the part replaced complete.
+func (b *Backend) createPart(ctx context.Context, ns string, p *driver.Part, referrers []Referrer) error {
 	frame := p.Frame()
-	obj := &Object{Kind: partKind(p.Kind), Namespace: ns, Name: p.Digest.String(), Referrers: []Referrer{owner},
+	obj := &Object{Kind: partKind(p.Kind), Namespace: ns, Name: p.Digest.String(), Referrers: referrers,
 		Part: &PartRecord{Digest: p.Digest.String(), Size: int64(p.Size), StoredSize: int64(len(frame))}}
 	if len(frame) <= b.cfg.InlinePartBytes {
 		obj.Part.Data, obj.Part.Complete = frame, true

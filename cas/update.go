@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/internal/caswire"
@@ -93,13 +94,26 @@ func (b *Backend) put(ctx context.Context, h *driver.Head, parts []*driver.Part,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	embedded, add := b.embedParts(h, add, carriedFrames(old, h))
+	carried, heal := carriedFrames(old, h), driver.Rewrites(h, add, parts)
+	for i := 0; i < len(heal); i++ {
+		// A damaged frame old embeds is embedded again, from h's bytes;
+		// a part object is healed, old (this UID) already among its
+		// referrers.
+		d := heal[i].Digest.String()
+		if j := slices.IndexFunc(carried, func(e EmbeddedFrame) bool { return e.Digest == d }); j >= 0 {
+			carried = slices.Delete(carried, j, j+1)
+			add = append(add, heal[i])
+			heal = slices.Delete(heal, i, i+1)
+			i--
+		}
+	}
+	embedded, add := b.embedParts(h, add, carried)
 	drop = objectRefs(old, drop)
 	w := &written{head: old, parts: add}
 	if body.chunks != nil {
 		w.chunks = bodyChunkNames(old, body.chunks)
 	}
-	if err := b.writeReferenced(ctx, h.Namespace, add, old, body); err != nil {
+	if err := b.writeReferenced(ctx, h.Namespace, append(slices.Clone(add), heal...), old, body); err != nil {
 		return nil, nil, w, err
 	}
 	if hook := b.hooks().BeforePut; hook != nil {

@@ -184,7 +184,10 @@ var safeUID = regexp.MustCompile(`^[0-9a-f-]{1,100}$`)
 
 // AddReferrer implements cas.ReferrerAdder with one conditional patch: add
 // r to /r and its UID to /ru unless /ru holds it already, returning the
-// item as patched. If it was there already, the item is read.
+// item as patched. If it was there already, the item is read; if the item
+// does not take the patch (HTTP 400: /r or /ru is not a list), the error
+// wraps errors.ErrUnsupported, so that the protocol reads the item (and
+// finds it damaged).
 func (s *objectStore) AddReferrer(ctx context.Context, ref cas.Ref, r cas.Referrer) (*cas.Object, error) {
 	if !safeUID.MatchString(r.UID) {
 		return nil, fmt.Errorf("cosmos: referrer UID %q cannot go into a patch condition: %w", r.UID, errors.ErrUnsupported)
@@ -195,9 +198,14 @@ func (s *objectStore) AddReferrer(ctx context.Context, ref cas.Ref, r cas.Referr
 	ops.SetCondition("from c where NOT ARRAY_CONTAINS(c.ru, '" + r.UID + "')")
 	resp, err := s.c.PatchItem(ctx, azcosmos.NewPartitionKeyString(partitionKey(ref)), itemID(ref.Name), ops,
 		&azcosmos.ItemOptions{EnableContentResponseOnWrite: true})
-	if code, _ := statusOf(err); code == 412 {
+	switch code, _ := statusOf(err); code {
+	case 412:
 		// The condition failed: r is a referrer already.
 		return s.Get(ctx, ref, cas.ReadOptions{})
+	case 400:
+		// The item does not take the patch (its referrer list is not a
+		// list): the protocol reads it, and finds it damaged.
+		return nil, fmt.Errorf("cosmos: add a referrer to %s: %w: %w", describe(ref), errors.ErrUnsupported, err)
 	}
 	if err != nil {
 		return nil, mapError("add a referrer to", describe(ref), err)

@@ -79,5 +79,31 @@ func diffParts(old, h *Head, parts []*Part) (add []*Part, drop []PartRef, err er
 	return add, drop, nil
 }
 
+// Rewrites returns the parts of parts marked Rewrite that h references
+// and add (what DiffParts returned) does not hold, one per digest, sorted
+// by digest: parts the write keeps a reference to (an Update whose old
+// head used them too) and whose stored copy it must write again. A
+// backend that stores the parts of add also writes over the copies of
+// those of them marked Rewrite.
+func Rewrites(h *Head, add, parts []*Part) []*Part {
+	skip := map[Digest]bool{}
+	for _, p := range add {
+		skip[p.Digest] = true
+	}
+	uses := map[Digest]bool{}
+	for _, r := range h.Parts() {
+		uses[r.Digest] = true
+	}
+	var out []*Part
+	for _, p := range parts {
+		if p.Rewrite && uses[p.Digest] && !skip[p.Digest] {
+			skip[p.Digest] = true
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Part) int { return bytes.Compare(a.Digest[:], b.Digest[:]) })
+	return out
+}
+
 // SameLabels reports whether the label sets a and b are equal.
 func SameLabels(a, b map[string]string) bool { return maps.Equal(a, b) }

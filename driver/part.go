@@ -21,6 +21,15 @@ type Part struct {
 	// Content is, for a delta part, the SHA-256 of its canonical bytes
 	// (for a full part, Digest is).
 	Content Digest
+	// Rewrite, set by the engine, says that a read found the stored copy
+	// of this part in the head's namespace damaged (its bytes did not hash
+	// to Digest or did not decode, or it could not be read whole): the
+	// backend writes Frame() over that copy in this write, as atomically
+	// as the rest of it, whether or not the write adds a reference to it
+	// (Rewrites), keeping (or, where they were damaged too, counting
+	// again) the references of the heads that use it. A part the write
+	// does not need to store is never rewritten otherwise.
+	Rewrite bool
 
 	encode func() []byte
 	once   sync.Once
@@ -41,6 +50,15 @@ func (p *Part) Frame() []byte {
 		}
 	})
 	return p.frame
+}
+
+// ToRewrite returns a part like p marked Rewrite, whose frame is p's
+// (made once, by p): p itself, which other writes may be using, is left
+// as it is.
+func (p *Part) ToRewrite() *Part {
+	q := NewPart(p.Kind, p.Digest, p.Size, p.Frame)
+	q.Base, q.Content, q.Rewrite = p.Base, p.Content, true
+	return q
 }
 
 // IsDelta reports whether p is stored as a delta against another part.

@@ -25,7 +25,12 @@
 //     names and namespaces no write accepts);
 //  9. damaged stored data (flipped, truncated, swapped, missing, bombs),
 //     through the backend's Tamperer: driver.ErrCorrupt for that release
-//     only, which stays deletable;
+//     only, which stays deletable; and a part many releases share, damaged
+//     in each way the Tamperer (and its Reshaper) can, then carried by new
+//     releases: their Create succeeds, and once a read has found the
+//     damage, a write that carries the part heals it: every release reads
+//     back whole from the stored copy, and still does after the new ones
+//     are deleted;
 //  10. values-only upgrades (stored as deltas by helmstore's engine):
 //     revisions deleted in various orders, by another store, concurrently
 //     with upgrades; every revision left reads back whole, and nothing is
@@ -57,7 +62,12 @@
 //     nor driver.ErrUnavailable, and changes nothing;
 //  19. confinement (Harness.Confined): a store whose credentials are
 //     confined to one namespace works there, never returns a release of
-//     another, is refused a Create there, and changes nothing there;
+//     another, is refused a Create there, and changes nothing there; and
+//     (Harness.Overreach) what such a user tries with the service itself
+//     (editing what readers of every namespace trust, observing the whole
+//     service, watching other namespaces' writes) is refused, leaves every
+//     all-namespaces read whole or failing (never missing a release), and
+//     tells it nothing of another namespace;
 //  20. collection: Collect (helm3's, helm4's), run again and again by another store
 //     while releases sharing parts are upgraded and uninstalled (and after
 //     each lost reply), removes nothing a release or a write in flight
@@ -82,8 +92,9 @@
 // damage what it stored (Tamper, a Tamperer, and a Reshaper for the shape
 // of records), reach it through a proxy the suite controls (Proxied),
 // erase its data (Wipe), open it with credentials the service refuses
-// (Denied) and with credentials confined to namespaces (Confined). ConnectionStrings builds the Open and Reopen of a backend
-// opened by connection string.
+// (Denied) and with credentials confined to namespaces (Confined), and what
+// such credentials can try beyond a store (Overreach). ConnectionStrings
+// builds the Open and Reopen of a backend opened by connection string.
 package drivertest
 
 import (
@@ -148,6 +159,11 @@ type Harness struct {
 	// needs it.
 	Confined Confined
 
+	// Overreach returns what a user confined to a namespace can try with
+	// the service beyond a store's operations (see the type). The
+	// overreach test needs it.
+	Overreach Overreach
+
 	// Parallel says that the stores Open returns are independent of each
 	// other (and Wipe, if set, wipes only the store it is given): Run then
 	// runs its tests in parallel. Stores on one shared database, server or
@@ -195,6 +211,7 @@ var suite = []suiteTest{
 	{"Hostile", testHostile},
 	{"Damage", testDamage},
 	{"DamagedCopy", testDamagedCopy},
+	{"DamagedSharedPart", testDamagedSharedPart},
 	{"Deltas", testDeltas},
 	{"LastWriterWins", testLastWriterWins},
 	{"ReservedLabels", testReservedLabels},
@@ -206,6 +223,7 @@ var suite = []suiteTest{
 	{"Deadlines", testDeadlines},
 	{"AccessDenied", testAccessDenied},
 	{"Confinement", testConfinement},
+	{"Overreach", testOverreach},
 	{"Summaries", testSummaries},
 	{"StorageNamespace", testStorageNamespace},
 }

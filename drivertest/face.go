@@ -126,5 +126,10 @@ func (h Harness) onFace(f *face) Harness {
 			return put(t, cs), nil
 		}
 	}
+	if h.Overreach != nil {
+		out.Overreach = func(t *testing.T, s helm3.Store, namespace string) Overreacher {
+			return h.Overreach(t, origOf(s), namespace)
+		}
+	}
 	return out
 }

@@ -57,6 +57,9 @@ func (b *memBackend) Update(ctx context.Context, h *driver.Head, parts []*driver
 	r.head.KeepCreatedAt(&old.head)
 	// Add before dropping: a part both heads share is never at zero.
 	s.ref(h.Namespace, add)
+	for _, p := range driver.Rewrites(h, add, parts) {
+		s.heal(h.Namespace, p, 0) // the old head, replaced, counts as h
+	}
 	s.unref(drop)
 	s.putHead(r)
 	return nil
@@ -101,7 +104,7 @@ func (b *memBackend) compress(ns string, parts []*driver.Part) {
 	b.s.mu.RLock()
 	var need []*driver.Part
 	for _, p := range parts {
-		if _, ok := b.s.parts[ns][p.Digest]; !ok {
+		if _, ok := b.s.parts[ns][p.Digest]; !ok || p.Rewrite {
 			need = append(need, p)
 		}
 	}
@@ -120,19 +123,41 @@ func (s *space) putHead(r *record) {
 	s.heads[ns][r.head.Key] = r
 }
 
-// ref adds a reference to each part in ns, storing the parts ns lacks;
-// s.mu is held.
+// ref adds a reference to each part in ns, storing the parts ns lacks. A
+// part marked Rewrite (a read found its copy damaged), or stored without
+// its frame (damage the write sees), is healed instead. The head the
+// references are for is not stored yet. s.mu is held.
 func (s *space) ref(ns string, parts []*driver.Part) {
 	if len(parts) > 0 && s.parts[ns] == nil {
 		s.parts[ns] = map[driver.Digest]*storedPart{}
 	}
 	for _, p := range parts {
-		if sp, ok := s.parts[ns][p.Digest]; ok {
+		sp, ok := s.parts[ns][p.Digest]
+		switch {
+		case p.Rewrite || ok && len(sp.frame) == 0:
+			s.heal(ns, p, 1)
+		case ok:
 			sp.refs++
-			continue
+		default:
+			s.parts[ns][p.Digest] = &storedPart{kind: p.Kind, size: p.Size, frame: slices.Clone(p.Frame()), refs: 1}
 		}
-		s.parts[ns][p.Digest] = &storedPart{kind: p.Kind, size: p.Size, frame: slices.Clone(p.Frame()), refs: 1}
 	}
+}
+
+// heal stores p in ns over its copy (damaged, or gone while heads still
+// use it), with as references the heads of ns that use it, plus more (the
+// head being written, if not stored yet). s.mu is held.
+func (s *space) heal(ns string, p *driver.Part, more int) {
+	n := more
+	for _, r := range s.heads[ns] {
+		if slices.ContainsFunc(r.head.Parts(), func(ref driver.PartRef) bool { return ref.Digest == p.Digest }) {
+			n++
+		}
+	}
+	if s.parts[ns] == nil {
+		s.parts[ns] = map[driver.Digest]*storedPart{}
+	}
+	s.parts[ns][p.Digest] = &storedPart{kind: p.Kind, size: p.Size, frame: slices.Clone(p.Frame()), refs: n}
 }
 
 // unref drops one reference from each part, removing those left with

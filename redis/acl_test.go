@@ -120,3 +120,82 @@ func setUser(t *testing.T, conn string, cluster bool, args []any) {
 		t.Fatal(err)
 	}
 }
+
+// keylessAllowed are the commands naming no key that a user of
+// NamespaceACL may run, each reviewed: none tells anything of other keys
+// or other clients, or changes anything but the user's own connection.
+// Those from versions after 7.0 are listed too.
+var keylessAllowed = map[string]string{
+	"asking": "follows a Cluster redirection", "readonly": "reads from replicas", "readwrite": "reads from primaries",
+	"auth": "its own credentials", "hello": "its own connection's protocol", "reset": "its own connection",
+	"ping": "", "echo": "", "quit": "", "select": "another database, under the same key patterns",
+	"client|getname": "its own connection", "client|setname": "", "client|id": "", "client|info": "", "client|reply": "",
+	"client|help": "", "client|caching": "client-side caching, which it cannot turn on", "client|trackinginfo": "its own connection's",
+	"client|getredir": "its own connection's", "client|setinfo": "its own connection (7.2)", "client|no-touch": "its own reads (7.2)",
+	"cluster|nodes": "the topology, no key", "cluster|shards": "", "cluster|slots": "",
+	"command": "the server's commands, no key", "command|count": "", "command|docs": "", "command|getkeys": "",
+	"command|getkeysandflags": "", "command|help": "", "command|info": "", "command|list": "",
+	"multi": "its own transaction", "exec": "", "discard": "", "unwatch": "",
+	"script|load": "adds a script", "script|exists": "which scripts are loaded", "script|help": "",
+	"lolwut": "", "wait": "how many replicas acknowledged its writes", "waitaof": "(7.2)",
+}
+
+// Every command that names no key and that a user of NamespaceACL may run,
+// as the server the standalone suite runs on says (COMMAND, then ACL
+// DRYRUN of each command and subcommand), is one of keylessAllowed: its
+// key patterns confine every other command, and a new command of a later
+// Redis is reviewed before it is allowed.
+func TestNamespaceACLKeylessCommands(t *testing.T) {
+	ctx := context.Background()
+	conn := withPrefix(t, redisenv.URL(t))
+	u, err := url.Parse(confineACL(t, conn, "team-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := connClient(t, conn)
+	defer admin.Close()
+	all, err := admin.Do(ctx, "COMMAND").Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check func(info []any)
+	checked := 0
+	check = func(info []any) {
+		// name, arity, flags, first key, last key, step, ACL categories,
+		// tips, key specs, subcommands.
+		name, _ := info[0].(string)
+		arity, _ := info[1].(int64)
+		first, _ := info[3].(int64)
+		specs, _ := info[8].([]any)
+		if subs, _ := info[9].([]any); len(subs) > 0 {
+			for _, s := range subs {
+				check(s.([]any))
+			}
+			return
+		}
+		if first != 0 || len(specs) > 0 {
+			return
+		}
+		args := []any{"ACL", "DRYRUN", u.User.Username()}
+		for _, w := range strings.Split(name, "|") {
+			args = append(args, w)
+		}
+		for len(args)-3 < int(max(arity, -arity)) {
+			args = append(args, "0")
+		}
+		reply, err := admin.Do(ctx, args...).Text()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		checked++
+		if _, ok := keylessAllowed[name]; reply == "OK" && !ok {
+			t.Errorf("a user of NamespaceACL may run %s, which names no key and is not reviewed (keylessAllowed)", name)
+		}
+	}
+	for _, c := range all {
+		check(c.([]any))
+	}
+	if checked < 100 {
+		t.Fatalf("only %d commands naming no key checked", checked)
+	}
+}

@@ -44,7 +44,8 @@ func withPrefix(t testing.TB, conn string) string {
 // key prefix for each Open, another client over it for Reopen and
 // Proxied (whose every connection, to a server, a Sentinel or a Cluster
 // node, is dialled through the proxy); Wipe deletes the prefix's keys;
-// Confined is a user of NamespaceACL (confineACL).
+// Confined is a user of NamespaceACL (confineACL), and Overreach what such
+// a user sends Redis itself (overreacher).
 func harness(base func(t testing.TB) string, opts ...helm3.Option) drivertest.Harness {
 	var mu sync.Mutex
 	conns := map[helm3.Store]string{}
@@ -73,6 +74,15 @@ func harness(base func(t testing.TB) string, opts ...helm3.Option) drivertest.Ha
 			t.Fatal("Proxied: a store Open did not return")
 		}
 		return redis.OpenProxied(c, proxy, append(slices.Clone(opts), more...)...)
+	}
+	h.Overreach = func(t *testing.T, s helm3.Store, ns string) drivertest.Overreacher {
+		mu.Lock()
+		c, ok := conns[s]
+		mu.Unlock()
+		if !ok {
+			t.Fatal("Overreach: a store Open did not return")
+		}
+		return newOverreacher(t, s, c, ns)
 	}
 	h.Tamper = redis.Tamper
 	h.Wipe = redis.Wipe

@@ -87,8 +87,35 @@
 // that moved, or is being moved) one by one through the Cluster client,
 // which follows the redirects: a cost that does not grow with what else
 // the Cluster holds. Where a key of the registry is not a set (damage),
-// the namespaces are found by scanning every primary for their sets of
-// releases (SCAN MATCH <prefix>:{*}:all TYPE set).
+// or the registry names no namespace at all (a store that holds nothing,
+// or whose registry was deleted alone), the namespaces are found by
+// scanning every primary for their sets of releases (SCAN MATCH
+// <prefix>:{*}:all TYPE set): a registry lost or damaged never reads as
+// no releases. A member that is not a namespace name (a DNS label) is
+// ignored.
+//
+// # A user per namespace
+//
+// NamespaceACL returns the rules of an ACL user confined to one namespace
+// (Redis 7: they use an ACL selector). Such a user reads and writes its
+// namespace's keys (its hash tag) with the commands on keys that are
+// neither dangerous nor administrative, and no other key. Of the
+// namespace registry it may only add to the keys its namespace is
+// registered in (SADD, in a selector of its own): it cannot remove a
+// namespace, nor delete, rename, move, expire or replace a key of it, so
+// it cannot hide another namespace from the readers of every namespace;
+// what it adds that is not a namespace with releases shows in no reader's
+// view, and SADD's reply tells it whether a name was registered. Of the
+// commands that name no key it may run only those of its own connection,
+// transactions, the Cluster's topology, COMMAND, SCRIPT LOAD and EXISTS
+// with EVAL and EVALSHA (which run with its rights): nothing that
+// enumerates or counts keys (SCAN, KEYS, RANDOMKEY, DBSIZE, INFO), watches
+// other clients or keys (CLIENT TRACKING, whose invalidations would name
+// other namespaces' keys as they are written; MONITOR, CLIENT LIST,
+// SLOWLOG; no Pub/Sub channel, so no keyspace notifications), or changes
+// the server (CONFIG, FLUSHALL, SCRIPT FLUSH, FUNCTION, CLIENT KILL, ...).
+// Redis bounds neither the memory nor the time its commands and scripts
+// use.
 //
 // # Writes
 //
@@ -127,9 +154,14 @@
 // and Stats still answer. Such releases stay deletable: Delete removes the
 // head whatever it holds, and leaves a part whose references it cannot
 // count (a leak, never a part dropped under another release). A Create or
-// Update that would add a reference to such a part is ErrCorrupt and
-// writes nothing. A head without its rev is updated and deleted as one
-// whose rev is empty.
+// Update that carries such a part (one that is not a hash, or whose refs
+// is not a count) heals it in its script: it writes the part's frame over
+// the key and counts its references again from the heads of the
+// namespace's set of releases (or, if that is not a set, keeps the part
+// for good). It does the same for a part the engine found damaged on a
+// read (driver.Part.Rewrite: bytes that do not hash to its digest, which
+// a write that holds a reference cannot see). A head without its rev is
+// updated and deleted as one whose rev is empty.
 //
 // # Safety checks on Open
 //

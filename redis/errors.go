@@ -59,7 +59,8 @@ func unavailable(err error) error {
 
 // denied reports whether err is a Redis reply refusing the store's
 // credentials (WRONGPASS: a wrong password or user; NOAUTH: none given
-// where one is required) or a permission (NOPERM: an ACL rule).
+// where one is required) or a permission (NOPERM: an ACL rule; in a
+// script, Redis 7.0 says ERR and that the user executing it can't).
 func denied(err error) bool {
 	var re goredis.Error
 	if !errors.As(err, &re) {
@@ -71,7 +72,7 @@ func denied(err error) bool {
 			return true
 		}
 	}
-	return false
+	return strings.Contains(msg, "The user executing the script can't")
 }
 
 // isTransport reports whether err is not a Redis error reply at all: the

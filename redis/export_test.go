@@ -3,6 +3,8 @@ package redis
 import (
 	"context"
 	"errors"
+	"slices"
+	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
 )
@@ -31,4 +33,19 @@ func SetScanKeysMax(n int64) (restore func()) {
 	old := scanKeysMax
 	scanKeysMax = n
 	return func() { scanKeysMax = old }
+}
+
+// RegistryKeys returns the keys of the namespace registry of s, a Redis
+// store, that hold the namespaces nss: the one set on one server; in
+// Cluster the set of each one's slot, and the one set earlier versions
+// kept (legacyRegistry).
+func RegistryKeys(t *testing.T, s helm3.Store, nss ...string) []string {
+	b := backendOf(t, s)
+	out := []string{b.k.namespaces()}
+	for _, ns := range nss {
+		if k := b.registryKey(ns); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -51,17 +51,35 @@ func (k keys) record(ns, token string) string { return k.tag(ns) + "o:" + token 
 func (k keys) allPattern() string { return globEscape(k.prefix) + ":{*}:all" }
 
 // namespaceOfAll returns the namespace whose all-releases set key is, if
-// it is one: a namespace is a DNS label, so holds no brace or colon.
+// it is one.
 func (k keys) namespaceOfAll(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, k.prefix+":{")
 	if !ok {
 		return "", false
 	}
 	ns, ok := strings.CutSuffix(rest, "}:all")
-	if !ok || ns == "" || strings.ContainsAny(ns, "{}:") {
+	if !ok || !isNamespace(ns) {
 		return "", false
 	}
 	return ns, true
+}
+
+// isNamespace reports whether ns is a Kubernetes namespace name, a DNS
+// label (RFC 1123: at most 63 lower-case letters, digits and '-', starting
+// and ending with a letter or digit), as every write's namespace is.
+// Anything else found in the registry or in a key's hash tag names no
+// namespace: a user confined to one may add any string to the registry,
+// and "team-a}:x" would name keys under team-a's own hash tag.
+func isNamespace(ns string) bool {
+	if ns == "" || len(ns) > 63 || ns[0] == '-' || ns[len(ns)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(ns); i++ {
+		if c := ns[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // headPattern matches every head of ns, partPattern every part.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,8 +29,18 @@ import (
 // else all 16384 with one script per primary (registryScript), and where a
 // primary did not have one of them (its slot moved or is being moved),
 // that one on its own through the Cluster client, which follows the
-// redirects. Where a key of the registry is not a set (damage), the
-// namespaces are found by scanning for their sets of releases instead.
+// redirects. Where a key of the registry is not a set (damage), or the
+// registry names no namespace at all (a store that holds nothing, or whose
+// registry was deleted alone), the namespaces are found by scanning for
+// their sets of releases instead: a registry lost or damaged never reads
+// as "no releases".
+//
+// Who may change it: the store's own user, and the users of NamespaceACL,
+// who may only add to it (SADD, in an ACL selector), never remove, delete,
+// rename or replace it: a user confined to one namespace cannot hide
+// another from the readers of every namespace. What it adds that is not a
+// namespace name (isNamespace) is ignored, and a name that is one but
+// holds no releases costs a read and shows nothing.
 
 // registryKey is the key of the registry that holds ns.
 func (b *redisBackend) registryKey(ns string) string {
@@ -63,9 +74,11 @@ return {out, bad}
 `)
 
 // namespaces returns ns, or for "" every namespace that may hold releases,
-// sorted: the registry's members, or where a key of the registry is not a
-// set, the namespaces whose set of releases exists, found by scanning
-// (every primary).
+// sorted: the registry's members that are namespace names (isNamespace);
+// or, where the registry names none (a store that holds nothing, or whose
+// registry was lost alone) or a key of it is not a set, the namespaces
+// whose set of releases exists, found by scanning (every primary). So a
+// registry deleted or damaged never reads as no releases.
 func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, error) {
 	if ns != "" {
 		return []string{ns}, nil
@@ -86,12 +99,14 @@ func (b *redisBackend) namespaces(ctx context.Context, ns string) ([]string, err
 		})
 	}
 	if err == nil {
-		return sortedUnique(nss), nil
-	}
-	if !isWrongType(err) {
+		if nss = slices.DeleteFunc(nss, func(n string) bool { return !isNamespace(n) }); len(nss) > 0 {
+			return sortedUnique(nss), nil
+		}
+	} else if isWrongType(err) {
+		b.log("helmstore: redis: a key of the namespace registry is not a set (%v): finding namespaces by scanning", err)
+	} else {
 		return nil, err
 	}
-	b.log("helmstore: redis: a key of the namespace registry is not a set (%v): finding namespaces by scanning", err)
 	keys, err := b.scan(ctx, "", b.k.allPattern(), "set")
 	if err != nil {
 		return nil, err

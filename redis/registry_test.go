@@ -248,3 +248,48 @@ func TestClusterRegistryPerPrimaryDataLoss(t *testing.T) {
 	seenFromEverywhere(t, conn, nsOf[lost.id], driver.MakeKey("app-"+nsOf[lost.id], 1), "after a restart of the namespace's primary without persistence")
 	seenFromEverywhere(t, conn, nsOf[kept.id], driver.MakeKey("app-"+nsOf[kept.id], 1), "after a restart of another primary")
 }
+
+// A registry deleted behind the store's back, alone (by hand, a partial
+// restore), never reads as no releases: the all-namespaces List,
+// Summaries and Get of the store and of a fresh one find every namespace
+// (by scanning for their sets of releases), on one server and in Cluster.
+func TestRegistryDeleted(t *testing.T) {
+	for name, base := range map[string]func(testing.TB) string{"Standalone": redisenv.URL, "Cluster": redisenv.SharedCluster} {
+		t.Run(name, func(t *testing.T) {
+			conn := withPrefix(t, base(t))
+			s := openStore(t, conn)
+			defer s.Close()
+			want := map[string]string{"team-a": "app", "team-b": "db"}
+			for ns, n := range want {
+				if err := upgrade(s.Namespace(ns), ns, n, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			admin := connClient(t, conn)
+			defer admin.Close()
+			for _, k := range redis.RegistryKeys(t, s, "team-a", "team-b") {
+				if err := admin.Del(context.Background(), k).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fresh := openStore(t, conn)
+			defer fresh.Close()
+			for _, v := range []helm3.Store{s, fresh} {
+				all := v.Namespace("")
+				list, err := all.List(func(*release.Release) bool { return true })
+				if err != nil || names(list) != "app db" {
+					t.Errorf("all-namespaces List with the registry deleted: %s, %v; want app and db", names(list), err)
+				}
+				p, err := all.Summaries(context.Background(), helm3.SummaryQuery{})
+				if err != nil || len(p.Summaries) != 2 {
+					t.Errorf("all-namespaces Summaries with the registry deleted: %+v, %v; want app and db", p.Summaries, err)
+				}
+				for ns, n := range want {
+					if r, err := all.Get(driver.MakeKey(n, 1)); err != nil || r.Namespace != ns {
+						t.Errorf("all-namespaces Get of %s/%s with the registry deleted: %v", ns, n, err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -73,37 +73,49 @@ func (r *rawStore) create(t *testing.T, names ...string) {
 
 func cmd(args ...interface{}) []interface{} { return args }
 
-// A Create whose script meets a part whose refs is not an integer writes
-// nothing (no head, no index entry) and says the stored data is corrupt,
-// not that Redis is unavailable; once the part is repaired, the same
-// Create succeeds.
-func TestCreateOverBadRefsWritesNothing(t *testing.T) {
-	r := newRawStore(t)
-	r.create(t, "alpha")
-	chart, err := r.c.HGet(context.Background(), r.head("default", driver.MakeKey("alpha", 1)), "chart").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.must(t, cmd("HSET", r.part("default", chart), "refs", "x"))
-	key := driver.MakeKey("beta", 1)
-	err = r.s.Create(key, smallRelease("beta", "default", 1, release.StatusDeployed))
-	if !errors.Is(err, helm3.ErrCorrupt) || redis.IsUnavailable(err) {
-		t.Fatalf("Create over a part whose refs is not a number: %v; want ErrCorrupt, not unavailable", err)
-	}
-	if n, err := r.c.Exists(context.Background(), r.head("default", key)).Result(); err != nil || n != 0 {
-		t.Fatalf("the failed Create left its head (%d, %v)", n, err)
-	}
-	for _, set := range []string{"all", "n:beta", "s:deployed"} {
-		if ok, err := r.c.SIsMember(context.Background(), r.set("default", set), key).Result(); err != nil || ok {
-			t.Fatalf("the failed Create left an entry in %s (%v)", set, err)
-		}
-	}
-	if _, err := r.s.Get(key); !errors.Is(err, helm3.ErrReleaseNotFound) {
-		t.Fatalf("Get after the failed Create: %v", err)
-	}
-	r.must(t, cmd("HSET", r.part("default", chart), "refs", "1"))
-	if err := r.s.Create(key, smallRelease("beta", "default", 1, release.StatusDeployed)); err != nil {
-		t.Fatalf("Create again once repaired: %v", err)
+// A Create whose script meets a part whose refs is not an integer, or
+// whose key is not a hash, heals it: the Create succeeds (sending the
+// frame it had not sent, the store having seen the part stored), and the
+// part's references are counted again from the namespace's heads (alpha's
+// and the new one's), so deleting one of the two releases leaves the part
+// to the other, and deleting both removes it.
+func TestCreateOverDamagedPartHeals(t *testing.T) {
+	for name, damage := range map[string]func(part string) [][]interface{}{
+		"refs-not-a-count": func(part string) [][]interface{} { return [][]interface{}{cmd("HSET", part, "refs", "x")} },
+		"not-a-hash": func(part string) [][]interface{} {
+			return [][]interface{}{cmd("DEL", part), cmd("SET", part, "not a part")}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			r := newRawStore(t)
+			r.create(t, "alpha")
+			chart, err := r.c.HGet(ctx, r.head("default", driver.MakeKey("alpha", 1)), "chart").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			part := r.part("default", chart)
+			r.must(t, damage(part)...)
+			key := driver.MakeKey("beta", 1)
+			if err := r.s.Create(key, smallRelease("beta", "default", 1, release.StatusDeployed)); err != nil {
+				t.Fatalf("Create over the damaged part: %v; want it stored", err)
+			}
+			if refs, err := r.c.HGet(ctx, part, "refs").Result(); err != nil || refs != "2" {
+				t.Fatalf("the part's refs after the Create = %q, %v; want 2 (alpha and beta)", refs, err)
+			}
+			if _, err := r.s.Delete(key); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := r.s.Get(driver.MakeKey("alpha", 1)); err != nil || got.Chart == nil {
+				t.Fatalf("Get of alpha after beta's Delete: %v", err)
+			}
+			if _, err := r.s.Delete(driver.MakeKey("alpha", 1)); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := r.c.Exists(ctx, part).Result(); err != nil || n != 0 {
+				t.Fatalf("the part is left after every release using it was deleted (%d, %v)", n, err)
+			}
+		})
 	}
 }
 

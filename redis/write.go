@@ -42,11 +42,25 @@ const (
 	failoverWindow   = 20 * time.Second
 )
 
-// partOp is one change of a part's references by a write.
+// partOp is one change of a part's references by a write, or a rewrite
+// of its stored copy.
 type partOp struct {
 	d     driver.Digest
-	delta int          // +1 or -1
-	part  *driver.Part // for +1: the part, whose frame is sent unless known
+	delta int          // +1, -1, or 0 for a part only rewritten (driver.Rewrites)
+	part  *driver.Part // for +1 and 0: the part, whose frame is sent unless known (always if Rewrite)
+}
+
+// partOps returns the operations of a write that adds a reference to each
+// part of add and rewrites each of rewrite (driver.Rewrites).
+func partOps(add, rewrite []*driver.Part) []partOp {
+	ops := make([]partOp, 0, len(add)+len(rewrite))
+	for _, p := range add {
+		ops = append(ops, partOp{d: p.Digest, delta: 1, part: p})
+	}
+	for _, p := range rewrite {
+		ops = append(ops, partOp{d: p.Digest, part: p})
+	}
+	return ops
 }
 
 // write is one run of writeScript.
@@ -112,9 +126,9 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[driver.Di
 		}
 		return strconv.Itoa(i)
 	}
-	reg := at(b.registryKey(w.ns))
-	args := make([]interface{}, 0, 12+len(w.fields)+len(w.rem)+len(w.add)+7*len(w.parts))
-	args = append(args, w.op, w.rev, token, w.key, w.ns, reg, b.recordTTL.Milliseconds(), len(w.fields)/2)
+	args := make([]interface{}, 0, 14+len(w.fields)+len(w.rem)+len(w.add)+7*len(w.parts))
+	args = append(args, w.op, w.rev, token, w.key, w.ns, b.registryKey(w.ns), b.k.all(w.ns), b.k.head(w.ns, ""),
+		b.recordTTL.Milliseconds(), len(w.fields)/2)
 	args = append(args, w.fields...)
 	args = append(args, len(w.rem))
 	for _, s := range w.rem {
@@ -125,18 +139,19 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[driver.Di
 		args = append(args, at(s))
 	}
 	args = append(args, len(w.parts))
-	sent := map[driver.Digest]bool{}
 	for _, p := range w.parts {
 		var frame []byte
-		kind, size := "", "0"
+		kind, size, how := "", "0", "0"
 		if p.part != nil {
 			kind, size = p.part.Kind.String(), strconv.Itoa(p.part.Size)
-			if p.delta > 0 && (send[p.d] || !b.known.has(w.ns, p.d)) {
-				frame = p.part.Frame()
-				sent[p.d] = true
+			switch {
+			case p.part.Rewrite:
+				frame, how = p.part.Frame(), "2"
+			case p.delta > 0 && (send[p.d] || !b.known.has(w.ns, p.d)):
+				frame, how = p.part.Frame(), "1"
 			}
 		}
-		args = append(args, at(b.k.part(w.ns, p.d)), p.d.String(), p.delta, flag(sent[p.d]), kind, size, frame)
+		args = append(args, at(b.k.part(w.ns, p.d)), p.d.String(), p.delta, how, kind, size, frame)
 	}
 	var reply []interface{}
 	err := b.again(ctx, func() (err error) {
@@ -152,7 +167,7 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[driver.Di
 	}
 	if res.status == "OK" {
 		for _, p := range w.parts {
-			if p.delta > 0 {
+			if p.delta >= 0 {
 				b.known.add(w.ns, p.d)
 			}
 		}
@@ -161,13 +176,6 @@ func (b *redisBackend) runOnce(ctx context.Context, w *write, send map[driver.Di
 		}
 	}
 	return res, nil
-}
-
-func flag(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
 }
 
 func parseResult(reply []interface{}) (*result, error) {
@@ -263,10 +271,7 @@ func (b *redisBackend) Create(ctx context.Context, h *driver.Head, parts []*driv
 	if err != nil {
 		return err
 	}
-	w := &write{op: "c", ns: h.Namespace, key: h.Key, fields: fields, add: b.headSets(h)}
-	for _, p := range add {
-		w.parts = append(w.parts, partOp{d: p.Digest, delta: 1, part: p})
-	}
+	w := &write{op: "c", ns: h.Namespace, key: h.Key, fields: fields, add: b.headSets(h), parts: partOps(add, nil)}
 	res, err := b.run(ctx, w)
 	if err != nil {
 		return err
@@ -346,9 +351,7 @@ func (b *redisBackend) Update(ctx context.Context, h *driver.Head, parts []*driv
 		if err != nil {
 			return err
 		}
-		for _, p := range add {
-			w.parts = append(w.parts, partOp{d: p.Digest, delta: 1, part: p})
-		}
+		w.parts = partOps(add, driver.Rewrites(h, add, parts))
 		for _, r := range drop {
 			w.parts = append(w.parts, partOp{d: r.Digest, delta: -1})
 		}

@@ -39,7 +39,9 @@
 //   - which parts are fetched (those not already in the part cache, nor
 //     kept with the head) and that every part read back hashes to its
 //     digest and every head's seal verifies; damage is reported as
-//     driver.ErrCorrupt for that release only.
+//     driver.ErrCorrupt for that release only, and a part copy found
+//     damaged is rewritten by the next write that carries it
+//     (driver.Part.Rewrite; damaged.go).
 //
 // The files follow the concerns: engine.go the Engine and View, read.go
 // (Get, List, Query, assembling releases), write.go (Create, Update, the

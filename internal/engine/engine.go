@@ -19,6 +19,9 @@ type Engine[R any] struct {
 	cache   *partcache.Cache
 	// keyframes are what writes take deltas against (keyframes.go).
 	keyframes *keyframes
+	// damaged are the part copies reads found damaged, which the next
+	// write carrying one rewrites (damaged.go).
+	damaged *partcache.LRU[partKey, struct{}]
 	// noDeltas, set by SetDeltas for benchmarks, stores every part full.
 	noDeltas atomic.Bool
 	cfg      *driver.Config
@@ -56,7 +59,7 @@ func New[R any](b driver.Backend, cfg *driver.Config, c Codec[R]) *View[R] {
 		c.EncryptionKeys = nil
 		cfg = &c
 	}
-	e := &Engine[R]{codec: c, name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), cfg: cfg, now: time.Now,
+	e := &Engine[R]{codec: c, name: cfg.Name, backend: b, cache: partcache.New(cfg.CacheBytes), keyframes: newKeyframes(keyframeBytes), damaged: newDamagedParts(), cfg: cfg, now: time.Now,
 		encrypts: encrypts(b)}
 	return &View[R]{e: e, ns: DefaultNamespace}
 }

@@ -97,8 +97,10 @@ func (e *Engine[R]) needed(h *driver.Head, ps *partSet) []driver.PartRef {
 // full parts are handed to the workers first, so a worker that takes a
 // delta whose base is in this round waits for a base already being
 // decoded (never for one no worker has taken). A copy that fails is
-// recorded in ps.failed. Parts decoded are put in the part cache if cache
-// is set.
+// recorded in ps.failed, and, if its own bytes failed (missing, or not
+// verifying or decoding; not its base), in e.damaged for the next write
+// that carries it. Parts decoded are put in the part cache if cache is
+// set.
 func (e *Engine[R]) decodeRound(refs []driver.PartRef, frames map[codec.Digest][]byte, ps *partSet, cache bool) {
 	round := make([]driver.PartRef, 0, len(refs))
 	for _, ref := range refs {
@@ -114,6 +116,7 @@ func (e *Engine[R]) decodeRound(refs []driver.PartRef, frames map[codec.Digest][
 	}
 	decoded := make([]*codec.Decoded, len(round))
 	errs := make([]error, len(round))
+	own := make([]bool, len(round)) // the copy's own bytes failed, not its base
 	done := make([]chan struct{}, full)
 	index := make(map[codec.Digest]int, full)
 	for i := range full {
@@ -124,6 +127,7 @@ func (e *Engine[R]) decodeRound(refs []driver.PartRef, frames map[codec.Digest][
 		ref := round[i]
 		if i < full {
 			decoded[i], errs[i] = e.decodeFrame(ref, frames[ref.Digest])
+			own[i] = errs[i] != nil
 			close(done[i])
 			return
 		}
@@ -140,10 +144,14 @@ func (e *Engine[R]) decodeRound(refs []driver.PartRef, frames map[codec.Digest][
 			}
 		}
 		decoded[i], errs[i] = e.decodeDelta(ref, frames[ref.Digest], base, baseErr)
+		own[i] = errs[i] != nil && (frames[ref.Digest] == nil || base != nil)
 	})
 	for i, ref := range round {
 		if errs[i] != nil {
 			ps.failed[partKey{ref.Namespace, ref.Digest}] = errs[i]
+			if own[i] {
+				e.damaged.Put(partKey{ref.Namespace, ref.Digest}, struct{}{})
+			}
 			continue
 		}
 		ps.got[ref.Digest] = decoded[i]

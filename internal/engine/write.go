@@ -47,8 +47,16 @@ func (v *View[R]) store(ctx context.Context, op, key string, rls *R, at int64) e
 		return v.fail(op, ns, key, err)
 	}
 	stored := make([]*driver.Part, len(parts))
+	var rewritten []codec.Digest
 	for i, p := range parts {
 		stored[i] = p.Part
+		// A copy a read found damaged is written again by this write,
+		// which holds the part's bytes and has just computed their
+		// digest (damaged.go).
+		if _, ok := v.e.damaged.Get(partKey{h.Namespace, p.Digest}); ok {
+			stored[i] = p.Part.ToRewrite()
+			rewritten = append(rewritten, p.Digest)
+		}
 	}
 	if op == "create" {
 		h.CreatedAt = at
@@ -59,6 +67,9 @@ func (v *View[R]) store(ctx context.Context, op, key string, rls *R, at int64) e
 	}
 	if err != nil {
 		return v.fail(op, ns, key, err)
+	}
+	for _, d := range rewritten {
+		v.e.damaged.Remove(partKey{h.Namespace, d})
 	}
 	v.e.noteWritten(h, split, op == "create")
 	return nil

@@ -181,6 +181,7 @@ func (s *sealing) seal(ctx context.Context, h *driver.Head, parts []*driver.Part
 		q := driver.NewPart(p.Kind, a, p.Size, func() []byte { return dk.Seal(p.Frame(), partAD(h.Namespace, a)) })
 		q.Base = s.address(dk, h.Namespace, p.Base)
 		q.Content = s.address(dk, h.Namespace, p.Content)
+		q.Rewrite = p.Rewrite
 		sp[i] = q
 	}
 	return &sh, sp, nil

@@ -215,8 +215,16 @@ func (b *backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts 
 		if !ok {
 			return fmt.Errorf("part %s was not recorded", p.Digest.Short())
 		}
-		if n == 1 { // new in this namespace: write its bytes
-			if err := b.writeChunks(ctx, tx, ns, p); err != nil {
+		heal := n < 0 || p.Rewrite // its references unknown, or its bytes found damaged
+		if n == 1 && !heal {       // new in this namespace: write its bytes
+			fresh, err := b.writeNewChunks(ctx, tx, ns, p)
+			if err != nil {
+				return err
+			}
+			heal = !fresh // its row was lost, its chunks were not: used by other heads?
+		}
+		if heal {
+			if err := b.heal(ctx, tx, ns, p); err != nil {
 				return err
 			}
 		}
@@ -224,10 +232,36 @@ func (b *backend) refParts(ctx context.Context, tx *stdsql.Tx, ns string, parts 
 	return nil
 }
 
+// heal writes the bytes of p over the stored copy in ns (damaged, or
+// whose references are not known) and counts its references again: the
+// heads of ns that reference it, the one this write stored included. Its
+// row (written, or locked by refParts' upsert) is locked first, then its
+// chunks are replaced.
+func (b *backend) heal(ctx context.Context, tx *stdsql.Tx, ns string, p *driver.Part) error {
+	upsert := " ON DUPLICATE KEY UPDATE kind = VALUES(kind), raw_size = VALUES(raw_size)"
+	if b.d.Returning {
+		upsert = " ON CONFLICT (namespace, digest) DO UPDATE SET kind = excluded.kind, raw_size = excluded.raw_size"
+	}
+	d := p.Digest.String()
+	if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_parts (namespace, digest, kind, raw_size, refs) VALUES (?,?,?,?,1)"+upsert,
+		ns, d, p.Kind.String(), p.Size); err != nil {
+		return err
+	}
+	if _, err := b.exec(ctx, tx, `UPDATE helmstore_parts SET refs = (SELECT COUNT(*) FROM helmstore_releases
+		WHERE namespace = ? AND ? IN (chart_digest, values_digest, manifest_digest, values_base, manifest_base))
+		WHERE namespace = ? AND digest = ?`, ns, d, ns, d); err != nil {
+		return err
+	}
+	if _, err := b.exec(ctx, tx, "DELETE FROM helmstore_part_chunks WHERE namespace = ? AND digest = ?", ns, d); err != nil {
+		return err
+	}
+	return b.writeChunks(ctx, tx, ns, p)
+}
+
 // scanRefs reads (digest, refs) rows. A count that is NULL or not an
-// integer fails the write that reads it, as corrupt: adding a reference to
-// a part whose references are not known could not tell whether to write
-// its bytes.
+// integer reads as -1: not known, so the write that reads it cannot tell
+// whether the part's bytes are stored, nor what the count should be
+// (heal).
 func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
 	defer rows.Close()
 	refs := map[string]int{}
@@ -238,15 +272,39 @@ func scanRefs(rows *stdsql.Rows) (map[string]int, error) {
 		}
 		c := values{cols: []string{"digest", "refs"}}
 		d := c.text(0, vals[0])
-		n := c.int(1, vals[1])
 		if c.err != nil {
 			return nil, fmt.Errorf("%w: part %s in helmstore_parts: %v", driver.ErrCorrupt, d, c.err)
 		}
-		refs[d] = n
+		if refs[d] = c.int(1, vals[1]); c.err != nil {
+			refs[d] = -1
+		}
 	}
 	return refs, rows.Err()
 }
 
+// writeNewChunks writes the chunks of p, a part new to ns, and reports
+// whether they all were new: false if one was there already (the part's
+// row was lost and its chunks were not), which it leaves as it was. It
+// costs what writeChunks does.
+func (b *backend) writeNewChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *driver.Part) (bool, error) {
+	ignore := " ON DUPLICATE KEY UPDATE seq = seq" // 0 rows affected
+	if b.d.Returning {
+		ignore = " ON CONFLICT DO NOTHING"
+	}
+	for seq, c := range driver.Chunks(p.Frame(), b.d.MaxChunk) {
+		res, err := b.exec(ctx, tx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)"+ignore,
+			ns, p.Digest.String(), seq, c)
+		if err != nil {
+			return false, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// writeChunks writes the chunks of p in ns, where it has none.
 func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *driver.Part) error {
 	for seq, c := range driver.Chunks(p.Frame(), b.d.MaxChunk) {
 		if _, err := b.exec(ctx, tx, "INSERT INTO helmstore_part_chunks (namespace, digest, seq, data) VALUES (?,?,?,?)",
@@ -257,28 +315,39 @@ func (b *backend) writeChunks(ctx context.Context, tx *stdsql.Tx, ns string, p *
 	return nil
 }
 
-// adjustRefs adds a reference to each part in add and drops one from each
-// part in drop, in one pass in digest order: every writer locks the part
-// rows it changes in the same global order (after its one head), so
-// concurrent writers sharing parts wait for each other but never deadlock.
-// A part new to ns gets its chunks written; a part left with no reference
-// is deleted with its chunks. add and drop are disjoint
-// (driver.DiffParts, driver.PlanDelete).
-func (b *backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*driver.Part, drop []driver.PartRef) error {
+// adjustRefs adds a reference to each part in add, drops one from each
+// part in drop and heals each part in rewrite (driver.Rewrites), in one
+// pass in digest order: every writer locks the part rows it changes in the
+// same global order (after its one head), so concurrent writers sharing
+// parts wait for each other but never deadlock. A part new to ns gets its
+// chunks written; a part left with no reference is deleted with its
+// chunks. add, drop and rewrite are disjoint (driver.DiffParts,
+// driver.PlanDelete, driver.Rewrites).
+func (b *backend) adjustRefs(ctx context.Context, tx *stdsql.Tx, ns string, add []*driver.Part, drop []driver.PartRef, rewrite []*driver.Part) error {
 	type change struct {
-		d    string
-		part *driver.Part // nil: drop a reference
+		d       string
+		part    *driver.Part // nil: drop a reference
+		rewrite bool         // heal part, its references unchanged
 	}
-	changes := make([]*change, 0, len(add)+len(drop))
+	changes := make([]*change, 0, len(add)+len(drop)+len(rewrite))
 	for _, r := range drop {
 		changes = append(changes, &change{d: r.Digest.String()})
 	}
 	for _, p := range add {
 		changes = append(changes, &change{d: p.Digest.String(), part: p})
 	}
+	for _, p := range rewrite {
+		changes = append(changes, &change{d: p.Digest.String(), part: p, rewrite: true})
+	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].d < changes[j].d })
 	var dead []any
 	for _, c := range changes {
+		if c.rewrite {
+			if err := b.heal(ctx, tx, ns, c.part); err != nil {
+				return err
+			}
+			continue
+		}
 		if c.part != nil {
 			if err := b.refParts(ctx, tx, ns, []*driver.Part{c.part}); err != nil {
 				return err

@@ -124,7 +124,7 @@ func (b *backend) Update(ctx context.Context, h *driver.Head, parts []*driver.Pa
 				return err
 			}
 		}
-		return b.adjustRefs(ctx, tx, h.Namespace, add, drop)
+		return b.adjustRefs(ctx, tx, h.Namespace, add, drop, driver.Rewrites(h, add, parts))
 	})
 }
 
@@ -157,7 +157,7 @@ func (b *backend) Delete(ctx context.Context, ns, key string, have func(driver.D
 				return err
 			}
 		}
-		return b.adjustRefs(ctx, tx, ns, nil, drop)
+		return b.adjustRefs(ctx, tx, ns, nil, drop, nil)
 	})
 	if err != nil {
 		return nil, nil, err

@@ -117,7 +117,13 @@ func notNull(col string) *regexp.Regexp {
 	return regexp.MustCompile(`(\b` + col + `\s+[A-Za-z]+\s+)NOT NULL`)
 }
 
-// dropNotNull lets column col of table hold NULL.
+// nullable matches a column defined with its type alone in SQLite's
+// stored CREATE TABLE statement (its NOT NULL dropped).
+func nullable(col string) *regexp.Regexp {
+	return regexp.MustCompile(`\b` + col + `\s+[A-Za-z]+\s*(,|\))`)
+}
+
+// dropNotNull lets column col of table hold NULL (again, if it can).
 func (tp tamperer) dropNotNull(ctx context.Context, table, col string) error {
 	db := tp.b.DB()
 	switch tp.b.Dialect().Name {
@@ -147,6 +153,9 @@ func (tp tamperer) dropNotNull(ctx context.Context, table, col string) error {
 		}
 		edited := notNull(col).ReplaceAllString(schema, "$1")
 		if edited == schema {
+			if nullable(col).MatchString(schema) {
+				return nil // dropped already (the same damage done again)
+			}
 			return fmt.Errorf("no NOT NULL on %s in %q", col, schema)
 		}
 		if err := conn.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&version); err != nil {
