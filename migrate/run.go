@@ -120,9 +120,11 @@ const maxPasses = 10
 
 // Run copies the revisions opts selects from one store to another, reading
 // each back from the destination and comparing it with the source (Equal)
-// before counting it done. It resumes: a revision already in the
-// destination and equal is skipped; one present and different stops the
-// move with ErrDiffers unless opts.Overwrite. The source is never written.
+// before counting it done. A named release (opts.Release) that the source
+// does not hold is Helm's driver.ErrReleaseNotFound. It resumes: a
+// revision already in the destination and equal is skipped; one present
+// and different stops the move with ErrDiffers unless opts.Overwrite. The
+// source is never written.
 //
 // Writes to the source while Run runs are not lost: after its pass over
 // the source, Run lists the source again and moves what is new, what
@@ -140,6 +142,15 @@ func Run(ctx context.Context, from, to Store, opts Options) (Report, error) {
 	err := m.run(ctx)
 	m.report.Elapsed = time.Since(start)
 	return m.report, err
+}
+
+// namespaceText names the namespaces ns selects: `namespace "x"`, or
+// every namespace.
+func namespaceText(ns string) string {
+	if ns == "" {
+		return "every namespace"
+	}
+	return fmt.Sprintf("namespace %q", ns)
 }
 
 // revID names a revision in maps.
@@ -181,6 +192,9 @@ func (m *mover) run(ctx context.Context) error {
 			return fmt.Errorf("listing the source (%s): %w", m.from.Name(), err)
 		}
 		releases := m.selectRevisions(revs)
+		if pass == 1 && m.opts.Release != "" && len(releases) == 0 {
+			return fmt.Errorf("release %q in %s of %s: %w", m.opts.Release, namespaceText(m.opts.Namespace), m.from.Name(), helmdriver.ErrReleaseNotFound)
+		}
 		if pass == 1 {
 			if err := m.checkPending(releases); err != nil {
 				return err

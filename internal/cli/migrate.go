@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -39,9 +38,15 @@ pass finds nothing; a release with a Helm operation in flight (pending) is refus
 			if len(args) == 1 {
 				f.opts.Release = args[0]
 			}
-			return runMigrate(cmd.Context(), e, f)
+			for _, name := range storeFlags {
+				if cmd.Flags().Changed(name) {
+					return fmt.Errorf("migrate takes its stores from --from and --to (and --from-connection, --to-connection), not --%s", name)
+				}
+			}
+			return runMigrate(cmd, e, f)
 		},
 	}
+	hideFlags(cmd, append(storeFlags, lifecycleOnlyFlags...))
 	fs := cmd.Flags()
 	fs.StringVar(&f.from, "from", "", "the store to copy from, as HELM_DRIVER names it (secret, configmap, sql, postgres, ...)")
 	fs.StringVar(&f.to, "to", "", "the store to copy to, as HELM_DRIVER names it")
@@ -60,7 +65,12 @@ pass finds nothing; a release with a Helm operation in flight (pending) is refus
 	return cmd
 }
 
-func runMigrate(ctx context.Context, e *env, f *migrateFlags) error {
+// storeFlags are the global flags that name the store of the other
+// commands; migrate refuses them (it has --from and --to).
+var storeFlags = []string{"driver", "connection"}
+
+func runMigrate(cmd *cobra.Command, e *env, f *migrateFlags) error {
+	ctx := cmd.Context()
 	if f.output != "table" && f.output != "json" {
 		return fmt.Errorf("unknown output %q: table or json", f.output)
 	}
@@ -83,7 +93,7 @@ func runMigrate(ctx context.Context, e *env, f *migrateFlags) error {
 	f.opts.Progress, f.opts.Selected = p.event, p.selected
 	rep, err := migrate.Run(ctx, from, to, f.opts)
 	p.done()
-	sum := newSummary(rep, from, to, f.opts)
+	sum := newSummary(rep, f.from, f.to, f.opts)
 	if !f.opts.DryRun {
 		sum.measure(ctx, from, to)
 	}
@@ -93,8 +103,12 @@ func runMigrate(ctx context.Context, e *env, f *migrateFlags) error {
 		opts.Progress, opts.Selected = p.event, p.selected
 		del, derr := migrate.DeleteSource(ctx, from, to, opts)
 		p.done()
-		sum.Deleted = &del
+		d := reportOf(del)
+		sum.Deleted = &d
 		err = derr
+	}
+	if err != nil {
+		sum.Error = errorText(cmd, err)
 	}
 	if f.output == "json" {
 		enc := json.NewEncoder(e.out)

@@ -73,8 +73,8 @@ const lifecycleCommand = "helmstore/lifecycle"
 
 // errorText is err's text without a password of a connection string the
 // command was given (by flag or environment). The lifecycle commands print
-// Helm's errors as they are otherwise; the others also redact whatever in
-// the text has the form of a connection string (registry.Redact).
+// Helm's errors as they are otherwise; the others also redact the words of
+// the text that have the form of a connection string (registry.RedactText).
 func errorText(cmd *cobra.Command, err error) string {
 	msg := err.Error()
 	var conns []string
@@ -96,7 +96,7 @@ func errorText(cmd *cobra.Command, err error) string {
 	if cmd != nil && cmd.Annotations[lifecycleCommand] != "" {
 		return msg
 	}
-	return registry.Redact(msg)
+	return registry.RedactText(msg)
 }
 
 // exitError is an error with an exit status other than 1.
@@ -150,7 +150,12 @@ $HELM_DRIVER (which the helm binary itself reads, and refuses for names it does 
 	f.StringVar(&e.conn, "connection", "", "the store's connection string (default: from the environment, as HELM_DRIVER's store reads it)")
 	root.AddCommand(newMigrateCmd(e), newVerifyCmd(e), newStatsCmd(e), newGCCmd(e),
 		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e), newRewrapCmd(e), newSealCmd(e),
-		newInstallCmd(e), newUpgradeCmd(e), newRollbackCmd(e), newUninstallCmd(e), newReleaseTestCmd(e))
+		newInstallCmd(e), newUpgradeCmd(e), newRollbackCmd(e), newUninstallCmd(e), newReleaseTestCmd(e), newVersionCmd(e))
+	for _, c := range root.Commands() {
+		if c.Annotations[lifecycleCommand] == "" && c.Name() != "migrate" && c.Name() != "version" {
+			hideFlags(c, lifecycleOnlyFlags[1:]) // --helm: status and get print as that Helm does
+		}
+	}
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if e.helm != 3 && e.helm != 4 {
 			return fmt.Errorf("--helm %d: 3 or 4", e.helm)
@@ -254,4 +259,22 @@ func (e *env) onStore(fn func(ctx context.Context, s migrate.Store) error) func(
 		defer s.Close()
 		return fn(ctx, s)
 	}
+}
+
+// lifecycleOnlyFlags are the global flags only the lifecycle commands (and
+// status and get, for --helm) use: charts' repositories and registries,
+// and the Helm whose lifecycle they run.
+var lifecycleOnlyFlags = []string{"helm", "repository-config", "repository-cache", "registry-config", "content-cache"}
+
+// hideFlags leaves the global flags names out of cmd's help: flags that do
+// nothing there.
+func hideFlags(cmd *cobra.Command, names []string) {
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		for _, n := range names {
+			if f := c.InheritedFlags().Lookup(n); f != nil {
+				f.Hidden = true
+			}
+		}
+		c.Root().HelpFunc()(c, args)
+	})
 }

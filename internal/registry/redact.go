@@ -546,3 +546,59 @@ func fragments(p string) []string {
 	}
 	return out
 }
+
+// textTrim are the characters a message puts around a connection string it
+// quotes: brackets, quotes and trailing punctuation.
+const (
+	textTrimLeft  = "([{<'\"`"
+	textTrimRight = ")]}>'\"`,;:."
+)
+
+// RedactText returns text, a message, with Redact applied to each of its
+// words that has the form of a connection string holding a secret (a URL
+// with user information or a query, a go-sql-driver/mysql DSN, a
+// key=value pair of a credential key), and nothing else changed: the
+// prose around them (a server's "Access denied for user 'u'@'h' (using
+// password: YES)") stays as written. A secret with spaces in it is not
+// found this way: scrub a message of the connection strings a caller
+// knows with ScrubText first.
+func RedactText(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && !isSpace(text[j]) {
+			j++
+		}
+		if j == i {
+			b.WriteByte(text[i])
+			i++
+			continue
+		}
+		word := text[i:j]
+		core := strings.TrimLeft(word, textTrimLeft)
+		lead := word[:len(word)-len(core)]
+		core = strings.TrimRight(core, textTrimRight)
+		trail := word[len(lead)+len(core):]
+		if connLike(core) {
+			word = lead + Redact(core) + trail
+		}
+		b.WriteString(word)
+		i = j
+	}
+	return b.String()
+}
+
+// connLike reports whether a word of a message has the form of a
+// connection string that may hold a secret.
+func connLike(w string) bool {
+	if i := strings.Index(w, "://"); i > 0 && urlScheme.MatchString(w) {
+		return strings.ContainsAny(w[i+3:], "@?#")
+	}
+	if mysqlDSN.MatchString(w) {
+		return true
+	}
+	if k, _, ok := strings.Cut(w, "="); ok && credentialKey(k) {
+		return true
+	}
+	return strings.Contains(w, ";") && strings.Contains(strings.ToLower(w), "accountkey")
+}

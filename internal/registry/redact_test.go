@@ -67,3 +67,27 @@ func TestRedactForms(t *testing.T) {
 		}
 	}
 }
+
+// RedactText takes the secrets out of the connection strings a message
+// quotes and leaves its prose, the servers' words included, as written.
+func TestRedactText(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ text, want string }{
+		{"helmstore: open mysql (helmu:Zq7pw9W9x@tcp(127.0.0.1:3306)/test): connect: Error 1045 (28000): Access denied for user 'helmu'@'127.0.0.1' (using password: YES)",
+			"helmstore: open mysql (helmu:xxxxx@tcp(127.0.0.1:3306)/test): connect: Error 1045 (28000): Access denied for user 'helmu'@'127.0.0.1' (using password: YES)"},
+		{"helmstore: open postgres (postgres://u:Zq7pw9W9x@127.0.0.1:54x32/db): cannot parse `postgres://u:Zq7pw9W9x@127.0.0.1:54x32/db`: invalid port",
+			"helmstore: open postgres (postgres://u:xxxxx@127.0.0.1:54x32/db): cannot parse `postgres://u:xxxxx@127.0.0.1:54x32/db`: invalid port"},
+		{"dial redis://:Zq7pw9W9x@10.0.0.1:6379/0, then host=h password=Zq7pw9W9x dbname=d.",
+			"dial redis://:xxxxx@10.0.0.1:6379/0, then host=h password=xxxxx dbname=d."},
+		{"open cosmos (AccountEndpoint=https://h/;AccountKey=Zq7pw9W9x;): 401",
+			"open cosmos (AccountEndpoint=https://h/;AccountKey=xxxxx;): 401"},
+		// Prose alone: nothing changes, words with ':' and '@' included.
+		{"Error: release: not found; user helm@example.com: password: required (see https://helm.sh/docs)",
+			"Error: release: not found; user helm@example.com: password: required (see https://helm.sh/docs)"},
+		{"  two  spaces\tand a tab stay  ", "  two  spaces\tand a tab stay  "},
+	} {
+		if got := registry.RedactText(c.text); got != c.want {
+			t.Errorf("RedactText(%q)\n = %q\nwant %q", c.text, got, c.want)
+		}
+	}
+}
