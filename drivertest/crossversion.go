@@ -147,7 +147,7 @@ func testCrossVersion(t *testing.T, h Harness) {
 			t.Fatal(err)
 		}
 		if kept := helm4OnlyFields(got.(*rspb4.Release)); len(kept) > 0 {
-			t.Fatalf("Helm's own drivers now keep %v through a Helm 3 update: update README.md and docs/semantics.md, which say they are lost", kept)
+			t.Fatalf("Helm's own drivers now keep %v through a Helm 3 update: update docs/library.md and docs/semantics.md, which say they are lost", kept)
 		}
 		// And a Helm 4 update of status after it keeps the rest as Helm 4 does.
 		for _, d := range []driver4.Driver{s.ours.h4, s.helm.h4} {

@@ -61,7 +61,7 @@ import (
 //   - for crsplit, the kubeconfig's credentials: the user's token or
 //     password, or the password of the server URL's userinfo.
 //
-// The rest of the string follows each backend's documented forms (README
+// The rest of the string follows each backend's documented forms (docs/library.md
 // "Environment variables", each package's doc), with every host at a closed
 // loopback port, so that Open fails at once and offline. The input also
 // picks which backend opens the string: its own or any other (a

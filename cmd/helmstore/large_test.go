@@ -20,7 +20,7 @@ import (
 	"github.com/helmstore/helmstore/migrate"
 )
 
-// TestMoveLarge is the move the README shows: 200 releases x 10 revisions
+// TestMoveLarge is the move docs/migrate.md shows: 200 releases x 10 revisions
 // of the realistic large fixture (a 2.2 MB kube-prometheus-stack-like
 // release, each revision a values-only upgrade), written by Helm 3's own
 // Secrets driver, moved to postgres by the helmstore binary, killed
@@ -94,7 +94,7 @@ func run(t *testing.T, k *kubeenv.Server, args []string) string {
 	return string(out)
 }
 
-// shown is args with connection strings left out, as the README shows a
+// shown is args with connection strings left out, as docs/migrate.md shows a
 // command (the connection string comes from the environment there).
 func shown(args []string) []string {
 	var s []string
