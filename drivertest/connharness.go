@@ -52,7 +52,8 @@ type ConnectionStrings struct {
 // Harness returns a Harness whose Open opens a store on c.New's connection
 // string and whose Reopen opens the same string again (its own connections,
 // opts applied), with Proxied, Denied and Confined set where c says how. Tamper and
-// Wipe are left to the caller.
+// Wipe are left to the caller. Its stores are independent (each on a new
+// store of c.New), so Run runs its tests in parallel (Harness.Parallel).
 func (c ConnectionStrings) Harness() Harness {
 	var mu sync.Mutex
 	conns := map[helm3.Store]string{}
@@ -66,6 +67,7 @@ func (c ConnectionStrings) Harness() Harness {
 		return cs
 	}
 	h := Harness{
+		Parallel: true,
 		Open: func(t *testing.T) helm3.Store {
 			cs := c.New(t)
 			s := openConn(t, c.Name, cs, c.Options...)

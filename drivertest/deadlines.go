@@ -8,6 +8,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/helmstore/helmstore/driver"
 	"github.com/helmstore/helmstore/helm3"
 	"github.com/helmstore/helmstore/internal/testing/testenv"
 )
@@ -16,6 +17,14 @@ import (
 // through a blackholed path; a call taking more than three times as long
 // fails.
 const deadline = 2 * time.Second
+
+// connectBound is what the deadline test allows a backend to take to give
+// up making a connection to a server that never answers, when no timeout
+// is set: half the operation's default bound (driver.DefaultTimeout), so
+// that a backend whose connection attempts only the operation's bound
+// ends fails (PostgreSQL, MySQL, Redis and crsplit give up after 5-10 s,
+// Cosmos DB's client after its retries, about 40 s).
+const connectBound = driver.DefaultTimeout / 2
 
 // testDeadlines opens stores through a network path that stops answering
 // without closing anything (testenv.Blackhole): Open, every operation and
@@ -78,6 +87,29 @@ func testDeadlines(t *testing.T, h Harness) {
 			t.Fatal("Open through a blackholed path succeeded; want it to check its connection and fail")
 		}
 		unavailable(t, "Open through a blackholed path", err)
+	})
+	t.Run("OpenWithoutTimeout", func(t *testing.T) {
+		// A server that accepts connections and never answers (a hung
+		// server, a proxy with no backend), with no timeout set: making a
+		// connection is bounded by the backend's own connect bound (a
+		// dial, TLS and handshake timeout), well within the operation's
+		// (driver.DefaultTimeout), as libpq's connect_timeout is. Once per
+		// harness: the face does not change it.
+		if h.on != nil && h.on != helm3Face {
+			t.Skip("checked on the Helm 3 face")
+		}
+		proxy, _ := holes(true)
+		start := time.Now()
+		ps, err := h.Proxied(t, s, proxy)
+		if took := time.Since(start); took > connectBound {
+			t.Errorf("Open through a silent server, no timeout set, took %v; want the backend to give up on making a connection within %v (the operation's own bound is %v)",
+				took.Round(time.Millisecond), connectBound, driver.DefaultTimeout)
+		}
+		if err == nil {
+			ps.Close()
+			t.Fatal("Open through a silent server succeeded; want it to check its connection and fail")
+		}
+		unavailable(t, "Open through a silent server", err)
 	})
 	t.Run("Operations", func(t *testing.T) {
 		proxy, hole := holes(false)

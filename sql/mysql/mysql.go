@@ -3,10 +3,12 @@ package mysql
 import (
 	"context"
 	stdsql "database/sql"
+	sqldriver "database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/helmstore/helmstore/driver"
 
@@ -142,7 +144,27 @@ func Open(ctx context.Context, cfg *driver.Config) (driver.Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid connection string: %w", err)
 	}
-	return sqlbackend.Open(ctx, connector, dialect, cfg)
+	return sqlbackend.Open(ctx, connectBound{connector, mc.Timeout}, dialect, cfg)
+}
+
+// connectBound bounds making a connection, the dial and the handshake (TLS
+// and MySQL's) alike, by the DSN's timeout (10 s unless it says
+// otherwise), as libpq's connect_timeout does: go-sql-driver's own bounds
+// only the dial, so a server that accepts a connection and never answers
+// (a hung server, a proxy with no backend) held each connection attempt
+// for the whole operation's timeout (2 minutes by default).
+type connectBound struct {
+	sqldriver.Connector
+	timeout time.Duration
+}
+
+func (c connectBound) Connect(ctx context.Context) (sqldriver.Conn, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	return c.Connector.Connect(ctx)
 }
 
 // chunkSize leaves room in a packet for the statement around the chunk.
