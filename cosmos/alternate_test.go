@@ -16,6 +16,7 @@ import (
 func TestTwoStoresAlternating(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel() // each seed on a container of its own
 			conn := connString(t)
 			castest.Alternate(t, seed, 1200, func(t *testing.T) (helm3.Store, *cas.Backend) {
 				s, b := openTest(t, conn, options{})

@@ -20,7 +20,8 @@ func harness(base ...helm3.Option) drivertest.Harness {
 	var o opened
 	open, connOf, backendOf := o.open, o.conn, o.backend
 	return drivertest.Harness{
-		Open: func(t *testing.T) helm3.Store { return open(t, connString(t), base...) },
+		Parallel: true, // every store is on a container of its own
+		Open:     func(t *testing.T) helm3.Store { return open(t, connString(t), base...) },
 		Reopen: func(t *testing.T, s helm3.Store, opts ...helm3.Option) helm3.Store {
 			return open(t, connOf(t, "Reopen", s), with(opts)...)
 		},
@@ -39,7 +40,8 @@ func harness(base ...helm3.Option) drivertest.Harness {
 // server (32 MiB release included), then checks the size of every item it
 // wrote against Cosmos DB's 2 MB limit.
 func TestConformance(t *testing.T) {
-	drivertest.Run(t, harness())
+	// The suite's tests run in parallel: t.Run returns once they all have.
+	t.Run("Suite", func(t *testing.T) { drivertest.Run(t, harness()) })
 	checkSizes(t)
 }
 

@@ -19,7 +19,7 @@ var (
 	// ErrCRDsNotInstalled is wrapped when the cluster does not serve the
 	// helmstore.io resources: install them with InstallCRDs or
 	// `kubectl apply -f` the YAML from CRDManifests.
-	ErrCRDsNotInstalled = errors.New("the helmstore.io custom resource definitions are not installed in this cluster (install them with crsplit.InstallCRDs, or kubectl apply the YAML from crsplit.CRDManifests)")
+	ErrCRDsNotInstalled = errors.New("the helmstore.io custom resource definitions are not installed in this cluster (install them with `helmstore crds install`, or `helmstore crds print | kubectl apply -f -`; from Go, crsplit.InstallCRDs)")
 
 	// ErrConflict is wrapped when a write kept losing compare-and-swap
 	// races to other writers until the retry policy gave up (an Update of

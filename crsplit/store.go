@@ -368,7 +368,7 @@ func (s *kubeStore) Create(ctx context.Context, obj *cas.Object) (*cas.Object, e
 		// cluster's CRDs are older than this version (delta bases and
 		// embedded parts are new). Nothing may stay of this write.
 		s.c.delete(ctx, res, obj.Namespace, obj.Name, types.UID(created.UID), created.Version)
-		return nil, fmt.Errorf("%w: the Release CRD in the cluster does not keep spec.parts and spec.embedded as written (older than this version of helmstore?): install this version's CRDs (InstallCRDs, CRDManifests)", ErrCRDsNotInstalled)
+		return nil, fmt.Errorf("%w: the Release CRD in the cluster does not keep spec.parts and spec.embedded as written (older than this version of helmstore?): install this version's CRDs (`helmstore crds install`)", ErrCRDsNotInstalled)
 	}
 	return created, created.Err
 }

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,25 +130,28 @@ func TestInspect(t *testing.T) {
 		{"get", "hooks", "insp-web"}, {"get", "hooks", "insp-db"},
 		{"get", "all", "insp-web"}, {"get", "all", "insp-web", "--revision", "2"}, {"get", "all", "insp-zone"}, {"get", "all", "insp-db"},
 	}
-	for _, args := range cases {
-		args = append(args, "-n", nsA)
+	// The cases only read: they run a few at a time (each is two
+	// processes that mostly wait on start-up and the servers).
+	inParallel(len(cases), func(i int) {
+		args := append(slices.Clone(cases[i]), "-n", nsA)
 		hcmd := exec.Command(helm, append(args, "--kube-context", kubeenv.Admin)...)
 		hcmd.Env = helmEnv
 		want, err := hcmd.Output()
 		if err != nil {
-			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr(err))
+			t.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr(err))
+			return
 		}
 		got, err := command(k, append(args, "--driver", "postgres", "--connection", pg, "--helm", "3")...).Output()
 		if err != nil {
 			t.Errorf("helmstore %s: %v\n%s", strings.Join(args, " "), err, stderr(err))
-			continue
+			return
 		}
 		if string(got) != string(want) {
 			t.Errorf("helmstore %s differs from helm 3:\n%s", strings.Join(args, " "), firstDiff(string(got), string(want)))
 		} else if testing.Verbose() {
 			t.Logf("helm %s:\n%s", strings.Join(args, " "), want)
 		}
-	}
+	})
 	// The golden comparisons above would pass on empty output: check some.
 	out, _ := command(k, "list", "-a", "-n", nsA, "--driver", "postgres", "--connection", pg, "--helm", "3").Output()
 	for _, want := range []string{"insp-web", "2026-11-03 09:54:00.123456789 +0000 UTC", "2026-07-14 22:05:09.000007 +0200 +0200", "web-1.2.0",
@@ -155,6 +160,22 @@ func TestInspect(t *testing.T) {
 			t.Errorf("helmstore list -a does not show %q:\n%s", want, out)
 		}
 	}
+}
+
+// inParallel calls f(0), ..., f(n-1), four at a time, and returns when
+// every call has.
+func inParallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}()
+	}
+	wg.Wait()
 }
 
 // stderr is what a command that failed with err wrote to its standard

@@ -51,7 +51,7 @@ func TestMoveLarge(t *testing.T) {
 
 	// The rerun completes it, finding what the killed run moved present.
 	rep := run(t, k, to)
-	if !strings.Contains(rep, fmt.Sprintf("%d releases, %d revisions:", releases, releases*revisions)) ||
+	if !strings.Contains(rep, fmt.Sprintf("%d releases, %d revisions in namespace %q:", releases, releases*revisions, ns)) ||
 		strings.Contains(rep, " 0 present") {
 		t.Errorf("the rerun's summary does not count every revision, or finds none of the killed run's present:\n%s", rep)
 	}

@@ -56,7 +56,7 @@ func demoChart(t *testing.T, dir, version string) string {
 	c := filepath.Join(dir, "demo-"+version)
 	files := map[string]string{
 		"Chart.yaml":  "apiVersion: v2\nname: demo\nversion: " + version + "\nappVersion: \"1." + version + "\"\ndescription: a chart of ConfigMaps\n",
-		"values.yaml": "greeting: hello\nreplicas: 1\nlist: [a, b]\nnested:\n  keep: chart\n  drop: chart\n",
+		"values.yaml": "greeting: hello\nreplicas: 1\nlist: [a, b]\nnested:\n  keep: chart\n  drop: chart\n# A null default (kube-state-metrics' hostUsers): Helm 3 computes values with it, Helm 4 without.\nhostUsers: ~\n",
 		"templates/cm.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:

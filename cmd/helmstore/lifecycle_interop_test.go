@@ -198,6 +198,11 @@ func TestLifecycleBadInput(t *testing.T) {
 	}
 
 	const secret = "s3cr3t-pw-9"
+	type downRun struct {
+		driver, conn string
+		args         []string
+	}
+	var downs []downRun
 	for _, store := range []struct{ driver, conn string }{
 		{"postgres", "postgres://helm:" + secret + "@127.0.0.1:1/helm?connect_timeout=2"},
 		{"redis", "redis://:" + secret + "@127.0.0.1:1/0"},
@@ -210,6 +215,12 @@ func TestLifecycleBadInput(t *testing.T) {
 			{"uninstall", "down"},
 			{"test", "down"},
 		} {
+			downs = append(downs, downRun{store.driver, store.conn, args})
+		}
+	}
+	inParallel(len(downs), func(i int) {
+		store, args := downs[i], downs[i].args
+		{
 			c := exec.Command(bin, append(args, "-n", "bad-helmstore", "--kube-context", kubeenv.Admin, "--driver", store.driver, "--connection", store.conn)...)
 			c.Env = env
 			out, _ := c.CombinedOutput()
@@ -225,7 +236,7 @@ func TestLifecycleBadInput(t *testing.T) {
 				t.Errorf("%s: want a single Error: line:\n%s", line, out)
 			}
 		}
-	}
+	})
 }
 
 // TestLifecycleCancel sends SIGTERM to an install waiting for a Deployment

@@ -46,6 +46,7 @@ var lifecycleScenarios = []struct {
 		{"upgrade", "web", "{chart}", "--reuse-values", "{postrender}"},
 		{"history", "web"},
 		{"get", "values", "web", "-o", "json"},
+		{"get", "values", "web", "--all"},
 		{"get", "all", "web"},
 	}},
 	{"sources", [][]string{

@@ -251,7 +251,7 @@ func TestProgressInTerminal(t *testing.T) {
 		}
 	}
 	t.Logf("screen:\n%s", screen)
-	for _, want := range []string{"6/6 releases", "100%", "(18/18,", "rev/s", "6 releases, 18 revisions: 18 copied", "stored:"} {
+	for _, want := range []string{"6/6 releases", "100%", "(18/18,", "rev/s", `6 releases, 18 revisions in namespace "cli-tty": 18 copied`, "stored:"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the terminal does not show %q", want)
 		}

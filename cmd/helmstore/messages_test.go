@@ -1,15 +1,23 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/helmstore/helmstore/crsplit"
+	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 	"github.com/helmstore/helmstore/internal/testing/testenv/sqlenv"
 )
 
@@ -125,5 +133,69 @@ func TestVersion(t *testing.T) {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("version lacks %q:\n%s", w, stdout)
 		}
+	}
+}
+
+// A user with the binary and no checkout installs crsplit's CRDs with it:
+// on a cluster without them, crsplit's error names the command; crds print
+// writes them as YAML; crds install creates them, established, and the
+// store then opens.
+func TestCRDsInstall(t *testing.T) {
+	k := kubeenv.Kube(t)
+	cs, err := apiextensions.NewForConfig(k.Config(kubeenv.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := cs.ApiextensionsV1().CustomResourceDefinitions()
+	crds, err := crsplit.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, crd := range crds {
+		if err := api.Delete(ctx(t), crd.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+	for _, crd := range crds {
+		for {
+			_, err := api.Get(ctx(t), crd.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(200 * time.Millisecond) // the API server deletes it in the background
+		}
+	}
+	// Whatever this test's outcome, leave the CRDs installed for the tests after it.
+	t.Cleanup(func() { crsplit.InstallCRDs(context.Background(), k.Config(kubeenv.Admin)) })
+
+	out, err := command(k, "list", "--driver", "crsplit", "-A").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "helmstore crds install") || strings.Contains(string(out), "crsplit.InstallCRDs,") {
+		t.Errorf("list on crsplit without its CRDs: %v\n%s\nwant an error that names helmstore crds install", err, out)
+	}
+	yaml, err := command(k, "crds", "print").Output()
+	if err != nil || strings.Count(string(yaml), "kind: CustomResourceDefinition") != len(crds) {
+		t.Errorf("crds print: %v; want %d CustomResourceDefinitions:\n%s", err, len(crds), yaml)
+	}
+	if out, err := command(k, "crds", "install").CombinedOutput(); err != nil || !strings.Contains(string(out), "established") {
+		t.Fatalf("crds install: %v\n%s", err, out)
+	}
+	for _, crd := range crds {
+		cur, err := api.Get(ctx(t), crd.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("after crds install: %v", err)
+		}
+		established := false
+		for _, c := range cur.Status.Conditions {
+			established = established || c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+		}
+		if !established {
+			t.Errorf("after crds install, %s is not established: %+v", crd.Name, cur.Status.Conditions)
+		}
+	}
+	if out, err := command(k, "list", "--driver", "crsplit", "-A").CombinedOutput(); err != nil {
+		t.Errorf("list on crsplit after crds install: %v\n%s", err, out)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"helm.sh/helm/v4/pkg/chart/common/util"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 )
 
@@ -90,7 +89,7 @@ func newGetValuesCmd(e *env) *cobra.Command {
 			}
 			v := values{vals: rel.Config}
 			if all {
-				computed, err := util.CoalesceValues(rel.Chart, rel.Config)
+				computed, err := computedValues(e.helm, rel.Chart, rel.Config)
 				if err != nil {
 					return err
 				}

@@ -150,9 +150,9 @@ $HELM_DRIVER (which the helm binary itself reads, and refuses for names it does 
 	f.StringVar(&e.conn, "connection", "", "the store's connection string (default: from the environment, as HELM_DRIVER's store reads it)")
 	root.AddCommand(newMigrateCmd(e), newVerifyCmd(e), newStatsCmd(e), newGCCmd(e),
 		newListCmd(e), newHistoryCmd(e), newStatusCmd(e), newGetCmd(e), newRewrapCmd(e), newSealCmd(e),
-		newInstallCmd(e), newUpgradeCmd(e), newRollbackCmd(e), newUninstallCmd(e), newReleaseTestCmd(e), newVersionCmd(e))
+		newInstallCmd(e), newUpgradeCmd(e), newRollbackCmd(e), newUninstallCmd(e), newReleaseTestCmd(e), newVersionCmd(e), newCRDsCmd(e))
 	for _, c := range root.Commands() {
-		if c.Annotations[lifecycleCommand] == "" && c.Name() != "migrate" && c.Name() != "version" {
+		if c.Annotations[lifecycleCommand] == "" && c.Name() != "migrate" && c.Name() != "version" && c.Name() != "crds" {
 			hideFlags(c, lifecycleOnlyFlags[1:]) // --helm: status and get print as that Helm does
 		}
 	}

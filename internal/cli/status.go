@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"helm.sh/helm/v4/pkg/chart/common/util"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 )
 
@@ -112,12 +111,12 @@ func (p *releasePrinter) table(w io.Writer) error {
 		if err := writeYAML(&b, r.Config); err != nil {
 			return err
 		}
-		vals, err := util.CoalesceValues(r.Chart, r.Config)
+		vals, err := computedValues(p.helm, r.Chart, r.Config)
 		if err != nil {
 			return err
 		}
 		b.WriteString("\nCOMPUTED VALUES:\n")
-		if err := writeYAML(&b, vals.AsMap()); err != nil {
+		if err := writeYAML(&b, vals); err != nil {
 			return err
 		}
 		b.WriteString("\n")
