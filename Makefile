@@ -37,8 +37,9 @@ check: vet staticcheck
 	$(GO) test -count=1 -short $(CHECK_PKGS)
 
 ## SLOW_PKGS are named first so that go test, which starts packages in the order it is
-## given them (two at a time on 2 cores), starts the longest first: ./... then adds the rest.
-SLOW_PKGS = ./crsplit/ ./cosmos/ ./cmd/helmstore/ ./sql/mysql/ ./redis/ ./sql/postgres/ ./sql/sqlite/
+## given them (three at a time: they mostly wait on servers), starts the longest first: ./... then
+## adds the rest.
+SLOW_PKGS = ./crsplit/ ./cosmos/ ./redis/ ./cmd/helmstore/ ./sql/mysql/ ./sql/postgres/ ./sql/sqlite/ ./internal/testing/helmsuites/ ./cas/ ./memstore/
 
 ## test: the whole suite. Tests find their services (PostgreSQL, MariaDB, Redis
 ## standalone and Cluster, a kube-apiserver on etcd, both built from source) or start them.
@@ -46,8 +47,7 @@ SLOW_PKGS = ./crsplit/ ./cosmos/ ./cmd/helmstore/ ./sql/mysql/ ./redis/ ./sql/po
 test: services vet staticcheck
 	@$(GO) run ./internal/testing/testenv/cmd/kubebin -optional
 	@echo "test: running the tests of every package: about 30 minutes on 2 otherwise idle cores once built (crsplit 18 of them), longer on a busy machine (a first run first compiles the test binaries: a few minutes more); go test prints one line per package as it ends"
-	$(GO) test -count=1 -timeout 80m -parallel 4 $(SLOW_PKGS) ./...
-	@$(MAKE) --no-print-directory bench-smoke
+	$(GO) test -count=1 -timeout 80m -p 3 -parallel 4 -bench '$(BENCH)' -benchtime 1x $(SLOW_PKGS) ./...
 
 ## fuzz: each fuzz test for FUZZTIME beyond its seed corpus (which every plain go test runs);
 ## one fuzz target per go test -fuzz run. A first run compiles the package's dependencies

@@ -16,25 +16,45 @@ import (
 	"github.com/helmstore/helmstore/internal/testing/testenv/kubeenv"
 )
 
-// TestConformance runs the core conformance suite against crsplit on the
-// real API server. Each Open starts from an empty cluster: every helmstore
-// object, in every namespace, is deleted first (the suite lists across all
-// namespaces). Tests in this package do not run in parallel. Proxied opens
-// a store whose client dials the API server through the suite's proxy
-// (over HTTP/2, as client-go speaks to an API server, except under
-// LostReply); Wipe deletes every helmstore object behind the stores' backs;
-// Denied opens a store with a token the API server does not know;
-// Confined, a store of a user bound to the shipped Role in team-a alone.
+// TestConformance runs the core conformance suite against crsplit on a
+// real API server of its own (privateCluster), in parallel with the
+// package's other parallel tests. Each Open starts from an empty cluster:
+// every helmstore object, in every namespace, is deleted first (the suite
+// lists across all namespaces). Proxied opens a store whose client dials
+// the API server through the suite's proxy (over HTTP/2, as client-go
+// speaks to an API server, except under LostReply); Wipe deletes every
+// helmstore object behind the stores' backs; Denied opens a store with a
+// token the API server does not know; Confined, a store of a user bound to
+// the shipped Role in team-a alone.
 func TestConformance(t *testing.T) {
-	drivertest.Run(t, harness(t))
+	t.Parallel()
+	drivertest.Run(t, harness(t, privateCluster(t)))
 }
 
 // TestConformanceEncrypted runs the core suite with encryption at rest on,
-// and leaves no encrypted object for the package's other tests, which list
-// every namespace without the key.
+// on an API server of its own (so that no encrypted object is left for the
+// package's other tests, which list every namespace without the key).
 func TestConformanceEncrypted(t *testing.T) {
-	wipeAtEnd(t)
-	drivertest.Run(t, harness(t, helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+	t.Parallel()
+	drivertest.Run(t, harness(t, privateCluster(t), helm3.WithEncryptionKeys(drivertest.KeyURL(t))))
+}
+
+// privateCluster starts an API server of t's own with the CRDs installed,
+// stopped when t ends: the conformance runs wipe the whole cluster, so
+// each has one to itself, and the two run at once (crsplit's tests are the
+// longest of make test, and mostly wait on the API server).
+func privateCluster(t *testing.T) *kubeenv.Server {
+	t.Helper()
+	kubeenv.Kube(t) // the shared one: reports missing binaries as every test does
+	k, err := kubeenv.Start()
+	if err != nil {
+		t.Fatalf("start an API server: %v", err)
+	}
+	t.Cleanup(k.Stop)
+	if err := InstallCRDs(ctxT(t), k.Config(kubeenv.Admin)); err != nil {
+		t.Fatalf("install CRDs: %v", err)
+	}
+	return k
 }
 
 // wipeAtEnd deletes every helmstore object in the cluster when t ends.
@@ -46,10 +66,9 @@ func wipeAtEnd(t *testing.T) {
 	})
 }
 
-// harness is the conformance harness on the test cluster, every store
+// harness is the conformance harness on the API server k, every store
 // opened with base.
-func harness(t *testing.T, base ...helm3.Option) drivertest.Harness {
-	k := cluster(t)
+func harness(t *testing.T, k *kubeenv.Server, base ...helm3.Option) drivertest.Harness {
 	for _, ns := range drivertest.Namespaces {
 		ensureNamespace(t, k, ns)
 	}

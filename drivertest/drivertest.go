@@ -100,6 +100,7 @@ package drivertest
 import (
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/helmstore/helmstore/helm3"
@@ -192,6 +193,13 @@ func Run(t *testing.T, h Harness) {
 			for _, c := range append(append([]suiteTest{}, suite...), f.only...) {
 				t.Run(c.name, func(t *testing.T) {
 					hf.parallel(t)
+					if c.measures {
+						measuring.Lock()
+						defer measuring.Unlock()
+					} else {
+						measuring.RLock()
+						defer measuring.RUnlock()
+					}
 					c.test(t, hf)
 				})
 			}
@@ -199,33 +207,39 @@ func Run(t *testing.T, h Harness) {
 	}
 }
 
+// measuring lets the suite's tests that bound what reads allocate
+// (suiteTest.measures) run alone among the suite's tests of the test
+// binary, which otherwise run in parallel (Harness.Parallel, or two
+// conformance runs at once): runtime.MemStats counts the whole process.
+var measuring sync.RWMutex
+
 // suite is the table every face runs (face.only adds a face's own tests).
 var suite = []suiteTest{
-	{"Contract", testContract},
-	{"Differential", testDifferential},
-	{"ActionFlows", testActionFlows},
-	{"LargeRelease", testLargeRelease},
-	{"Concurrency", testConcurrency},
-	{"PartReuse", testPartReuse},
-	{"Races", testRaces},
-	{"Hostile", testHostile},
-	{"Damage", testDamage},
-	{"DamagedCopy", testDamagedCopy},
-	{"DamagedSharedPart", testDamagedSharedPart},
-	{"Deltas", testDeltas},
-	{"LastWriterWins", testLastWriterWins},
-	{"ReservedLabels", testReservedLabels},
-	{"LostReply", testLostReply},
-	{"Collect", testCollect},
-	{"DataLoss", testDataLoss},
-	{"Shapes", testShapes},
-	{"TwoStores", testTwoStores},
-	{"Deadlines", testDeadlines},
-	{"AccessDenied", testAccessDenied},
-	{"Confinement", testConfinement},
-	{"Overreach", testOverreach},
-	{"Summaries", testSummaries},
-	{"StorageNamespace", testStorageNamespace},
+	{name: "Contract", test: testContract},
+	{name: "Differential", test: testDifferential},
+	{name: "ActionFlows", test: testActionFlows},
+	{name: "LargeRelease", test: testLargeRelease},
+	{name: "Concurrency", test: testConcurrency},
+	{name: "PartReuse", test: testPartReuse},
+	{name: "Races", test: testRaces},
+	{name: "Hostile", test: testHostile},
+	{name: "Damage", test: testDamage, measures: true},
+	{name: "DamagedCopy", test: testDamagedCopy},
+	{name: "DamagedSharedPart", test: testDamagedSharedPart},
+	{name: "Deltas", test: testDeltas, measures: true},
+	{name: "LastWriterWins", test: testLastWriterWins},
+	{name: "ReservedLabels", test: testReservedLabels},
+	{name: "LostReply", test: testLostReply},
+	{name: "Collect", test: testCollect},
+	{name: "DataLoss", test: testDataLoss},
+	{name: "Shapes", test: testShapes, measures: true},
+	{name: "TwoStores", test: testTwoStores},
+	{name: "Deadlines", test: testDeadlines},
+	{name: "AccessDenied", test: testAccessDenied},
+	{name: "Confinement", test: testConfinement},
+	{name: "Overreach", test: testOverreach},
+	{name: "Summaries", test: testSummaries},
+	{name: "StorageNamespace", test: testStorageNamespace},
 }
 
 // parallel marks t parallel when the harness's stores are independent.

@@ -39,6 +39,10 @@ type face struct {
 type suiteTest struct {
 	name string
 	test func(*testing.T, Harness)
+	// measures says that the test bounds what reads allocate
+	// (runtime.MemStats, the whole process's): it runs alone among the
+	// suite's tests of the test binary (Run's measuring lock).
+	measures bool
 }
 
 var (
@@ -54,7 +58,7 @@ var (
 		memory:  newMemory4,
 		actions: flowActions4,
 		secrets: func(s corev1.SecretInterface) flowActions { return actions4{helmdriver4.NewSecrets(s)} },
-		only:    []suiteTest{{"Helm4Releases", testHelm4Releases}, {"CrossVersion", testCrossVersion}},
+		only:    []suiteTest{{name: "Helm4Releases", test: testHelm4Releases}, {name: "CrossVersion", test: testCrossVersion}},
 	}
 	// faces are the faces Run runs the suite through, in order.
 	faces = []*face{helm3Face, helm4Face}
