@@ -6,8 +6,8 @@ import (
 
 	chart3 "helm.sh/helm/v3/pkg/chart"
 	chartutil3 "helm.sh/helm/v3/pkg/chartutil"
-	chart4 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/common/util"
+	chart4 "helm.sh/helm/v4/pkg/chart/v2"
 )
 
 // computedValues returns a release's values coalesced with its chart's, as
