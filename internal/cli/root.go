@@ -153,7 +153,7 @@ $HELM_DRIVER (which the helm binary itself reads, and refuses for names it does 
 		newInstallCmd(e), newUpgradeCmd(e), newRollbackCmd(e), newUninstallCmd(e), newReleaseTestCmd(e), newVersionCmd(e), newCRDsCmd(e))
 	for _, c := range root.Commands() {
 		if c.Annotations[lifecycleCommand] == "" && c.Name() != "migrate" && c.Name() != "version" && c.Name() != "crds" {
-			hideFlags(c, lifecycleOnlyFlags[1:]) // --helm: status and get print as that Helm does
+			hideFlags(c, chartFlags)
 		}
 	}
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
@@ -261,10 +261,13 @@ func (e *env) onStore(fn func(ctx context.Context, s migrate.Store) error) func(
 	}
 }
 
-// lifecycleOnlyFlags are the global flags only the lifecycle commands (and
-// status and get, for --helm) use: charts' repositories and registries,
-// and the Helm whose lifecycle they run.
-var lifecycleOnlyFlags = []string{"helm", "repository-config", "repository-cache", "registry-config", "content-cache"}
+// chartFlags are the global flags only the lifecycle commands use: where
+// charts come from (repositories, registries, their caches).
+var chartFlags = []string{"repository-config", "repository-cache", "registry-config", "content-cache"}
+
+// lifecycleOnlyFlags are chartFlags and --helm, which only the lifecycle
+// commands and status and get (which print as that Helm does) use.
+var lifecycleOnlyFlags = append([]string{"helm"}, chartFlags...)
 
 // hideFlags leaves the global flags names out of cmd's help: flags that do
 // nothing there.

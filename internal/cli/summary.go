@@ -36,26 +36,16 @@ type summary struct {
 	Error string `json:"error,omitempty"`
 }
 
-// report is a migrate.Report as the command prints it: the elapsed time in
-// seconds.
+// report is a migrate.Report as the command prints it: the elapsed time
+// in seconds (elapsedSeconds), not in nanoseconds (the Report's own
+// "elapsed", shadowed here and left out).
 type report struct {
-	Releases  int             `json:"releases"`
-	Revisions int             `json:"revisions"`
-	Copied    int             `json:"copied"`
-	Present   int             `json:"present"`
-	Replaced  int             `json:"replaced"`
-	Removed   int             `json:"removed"`
-	JSONBytes int64           `json:"jsonBytes"`
-	Passes    int             `json:"passes"`
-	Plan      []migrate.Event `json:"plan,omitempty"`
-	Seconds   float64         `json:"elapsedSeconds"`
-	elapsed   time.Duration
+	migrate.Report
+	Elapsed *struct{} `json:"elapsed,omitempty"`
+	Seconds float64   `json:"elapsedSeconds"`
 }
 
-func reportOf(r migrate.Report) report {
-	return report{Releases: r.Releases, Revisions: r.Revisions, Copied: r.Copied, Present: r.Present, Replaced: r.Replaced,
-		Removed: r.Removed, JSONBytes: r.JSONBytes, Passes: r.Passes, Plan: r.Plan, Seconds: r.Elapsed.Seconds(), elapsed: r.Elapsed}
-}
+func reportOf(r migrate.Report) report { return report{Report: r, Seconds: r.Elapsed.Seconds()} }
 
 func newSummary(rep migrate.Report, from, to string, opts migrate.Options) *summary {
 	return &summary{From: from, To: to, Namespace: opts.Namespace, AllNamespaces: opts.Namespace == "", Release: opts.Release,
@@ -112,7 +102,7 @@ func (s *summary) print(w io.Writer) {
 	}
 	if s.Error != "" {
 		fmt.Fprintf(w, "stopped on an error (below) in %s of %s: %d releases, %d revisions selected; %d copied, %d present, %d replaced, %d removed and verified in %s before it (%s)\n",
-			s.where(), s.From, s.Releases, s.Revisions, s.Copied, s.Present, s.Replaced, s.Removed, s.To, s.elapsed.Round(10*time.Millisecond))
+			s.where(), s.From, s.Releases, s.Revisions, s.Copied, s.Present, s.Replaced, s.Removed, s.To, s.Report.Elapsed.Round(10*time.Millisecond))
 		return
 	}
 	if s.Releases == 0 {
@@ -124,7 +114,7 @@ func (s *summary) print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "%d releases, %d revisions in %s: %d copied, %d present, %d replaced, %d removed, every one verified in %s (%d passes, %s)\n",
-		s.Releases, s.Revisions, s.where(), s.Copied, s.Present, s.Replaced, s.Removed, s.To, s.Passes, s.elapsed.Round(10*time.Millisecond))
+		s.Releases, s.Revisions, s.where(), s.Copied, s.Present, s.Replaced, s.Removed, s.To, s.Passes, s.Report.Elapsed.Round(10*time.Millisecond))
 	fmt.Fprintf(w, "stored: %s in %s, %s in %s\n", maybeBytes(s.SourceBytes), s.From, maybeBytes(s.DestBytes), s.To)
 	if s.Deleted != nil {
 		fmt.Fprintf(w, "deleted from %s: %d revisions\n", s.From, s.Deleted.Removed)
